@@ -1,0 +1,210 @@
+// Package profile loads minifolio's release profiles: JSON files that switch on
+// the behaviours FOLIO's release reports describe (service time per endpoint,
+// automated patron blocks rebuilt from events, unindexed lookups, a leak).
+// A profile is data; the modules implement each mechanism once and read its
+// knobs from here, so adding a profile needs no code.
+package profile
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"math/rand/v2"
+	"os"
+	"path/filepath"
+	"regexp"
+	"sort"
+	"strings"
+	"time"
+)
+
+// Profile is one minifolio/profiles/<name>.json.
+type Profile struct {
+	Name        string `json:"name"`
+	Description string `json:"description"`
+
+	// ServiceTime adds fixed + uniform-jitter latency to endpoints so that a
+	// fast local stand-in shows the response times of a real deployment.
+	ServiceTime []ServiceTime `json:"serviceTime,omitempty"`
+
+	// PatronBlocks selects how mod-patron-blocks computes automated blocks.
+	PatronBlocks PatronBlocks `json:"patronBlocks"`
+
+	// UnindexedFields are jsonb fields whose indexes the storage module drops
+	// at start (FOLIO releases that shipped without them); queries on them
+	// log RMB's "Doing SQL query without index" line.
+	UnindexedFields []UnindexedField `json:"unindexedFields,omitempty"`
+
+	// Leak makes one module retain memory on every request and scan it.
+	Leak *Leak `json:"leak,omitempty"`
+}
+
+// ServiceTime is the added latency of the requests that match Module, Method
+// and Path. Empty Method/Path match everything; Path matches itself and any
+// sub-path ("/automated-patron-blocks" matches "/automated-patron-blocks/<id>").
+// The first matching rule wins, so specific rules go before module defaults.
+type ServiceTime struct {
+	Module   string `json:"module"`
+	Method   string `json:"method,omitempty"`
+	Path     string `json:"path,omitempty"`
+	FixedMs  int    `json:"fixedMs"`
+	JitterMs int    `json:"jitterMs,omitempty"`
+}
+
+// PatronBlocks: the default ("summary") reads the maintained user_summary row,
+// as mod-patron-blocks does since Kiwi; "events" rebuilds the summary on every
+// GET from the user's event history, as Juniper did.
+type PatronBlocks struct {
+	Mode       string `json:"mode,omitempty"`       // "summary" (default) | "events"
+	EventLimit int    `json:"eventLimit,omitempty"` // LIMIT of the per-user event query (Juniper: 10000)
+}
+
+// UnindexedField names a jsonb field of a storage table that has no index.
+type UnindexedField struct {
+	Module string `json:"module"` // e.g. mod-circulation-storage
+	Table  string `json:"table"`  // e.g. loan
+	Field  string `json:"field"`  // jsonb path, e.g. userId or status.name
+}
+
+// Leak retains BytesPerRequest on every request served by Module in a list
+// that every request scans, so memory and latency grow with uptime.
+type Leak struct {
+	Module          string `json:"module"`
+	BytesPerRequest int    `json:"bytesPerRequest"`
+}
+
+// Dir finds the profiles directory: $MINIFOLIO_PROFILES, else "profiles" next
+// to the working directory's minifolio module (repo root or minifolio/).
+func Dir() string {
+	if d := os.Getenv("MINIFOLIO_PROFILES"); d != "" {
+		return d
+	}
+	for _, c := range []string{"minifolio/profiles", "profiles", "../profiles", "../../profiles", "../../../profiles"} {
+		if st, err := os.Stat(c); err == nil && st.IsDir() {
+			if _, err := os.Stat(filepath.Join(c, "fast.json")); err == nil {
+				return c
+			}
+		}
+	}
+	if exe, err := os.Executable(); err == nil {
+		// bin/minifolio → <repo>/minifolio/profiles
+		c := filepath.Join(filepath.Dir(exe), "..", "minifolio", "profiles")
+		if _, err := os.Stat(c); err == nil {
+			return c
+		}
+	}
+	return "minifolio/profiles"
+}
+
+var validName = regexp.MustCompile(`^[a-z0-9][a-z0-9-]*$`)
+
+// Load reads the profile called name from dir. An empty name means "fast".
+func Load(dir, name string) (*Profile, error) {
+	if name == "" {
+		name = "fast"
+	}
+	if !validName.MatchString(name) {
+		return nil, fmt.Errorf("invalid profile name %q: use one of %s", name, strings.Join(Names(dir), ", "))
+	}
+	b, err := os.ReadFile(filepath.Join(dir, name+".json"))
+	if errors.Is(err, os.ErrNotExist) {
+		return nil, fmt.Errorf("unknown profile %q: use one of %s (files in %s)", name, strings.Join(Names(dir), ", "), dir)
+	}
+	if err != nil {
+		return nil, err
+	}
+	p, err := Parse(b)
+	if err != nil {
+		return nil, fmt.Errorf("profile %s: %w", filepath.Join(dir, name+".json"), err)
+	}
+	if p.Name != name {
+		return nil, fmt.Errorf("profile %s.json names itself %q: make the file name and \"name\" agree", name, p.Name)
+	}
+	return p, nil
+}
+
+// Names lists the profiles available in dir.
+func Names(dir string) []string {
+	m, _ := filepath.Glob(filepath.Join(dir, "*.json"))
+	var out []string
+	for _, f := range m {
+		out = append(out, strings.TrimSuffix(filepath.Base(f), ".json"))
+	}
+	sort.Strings(out)
+	return out
+}
+
+// Parse decodes and validates one profile; unknown fields are errors so a
+// typo in a knob does not silently turn a regression off.
+func Parse(b []byte) (*Profile, error) {
+	dec := json.NewDecoder(bytes.NewReader(b))
+	dec.DisallowUnknownFields()
+	var p Profile
+	if err := dec.Decode(&p); err != nil {
+		return nil, fmt.Errorf("invalid JSON: %v", err)
+	}
+	if p.Name == "" || p.Description == "" {
+		return nil, errors.New(`"name" and "description" are required`)
+	}
+	for i, s := range p.ServiceTime {
+		if s.Module == "" || s.FixedMs < 0 || s.JitterMs < 0 {
+			return nil, fmt.Errorf("serviceTime[%d]: needs \"module\" and non-negative fixedMs/jitterMs", i)
+		}
+	}
+	switch p.PatronBlocks.Mode {
+	case "", "summary":
+		p.PatronBlocks.Mode = "summary"
+	case "events":
+		if p.PatronBlocks.EventLimit <= 0 {
+			p.PatronBlocks.EventLimit = 10000
+		}
+	default:
+		return nil, fmt.Errorf("patronBlocks.mode %q: use \"summary\" or \"events\"", p.PatronBlocks.Mode)
+	}
+	for i, u := range p.UnindexedFields {
+		if u.Module == "" || u.Table == "" || u.Field == "" {
+			return nil, fmt.Errorf("unindexedFields[%d]: needs module, table and field", i)
+		}
+	}
+	if p.Leak != nil && (p.Leak.Module == "" || p.Leak.BytesPerRequest <= 0) {
+		return nil, errors.New("leak: needs module and a positive bytesPerRequest")
+	}
+	return &p, nil
+}
+
+// Delay returns the service time to add to one request of module, drawn
+// with rnd (nil: the global source). Zero when no rule matches.
+func (p *Profile) Delay(module, method, path string, rnd *rand.Rand) time.Duration {
+	for _, s := range p.ServiceTime {
+		if s.Module != module || (s.Method != "" && !strings.EqualFold(s.Method, method)) {
+			continue
+		}
+		if s.Path != "" && path != s.Path && !strings.HasPrefix(path, strings.TrimSuffix(s.Path, "/")+"/") {
+			continue
+		}
+		d := time.Duration(s.FixedMs) * time.Millisecond
+		if s.JitterMs > 0 {
+			var j int
+			if rnd != nil {
+				j = rnd.IntN(s.JitterMs * 1000)
+			} else {
+				j = rand.IntN(s.JitterMs * 1000)
+			}
+			d += time.Duration(j) * time.Microsecond
+		}
+		return d
+	}
+	return 0
+}
+
+// Unindexed returns the unindexed fields of module's table.
+func (p *Profile) Unindexed(module, table string) []string {
+	var out []string
+	for _, u := range p.UnindexedFields {
+		if u.Module == module && u.Table == table {
+			out = append(out, u.Field)
+		}
+	}
+	return out
+}
