@@ -1,0 +1,248 @@
+# shellcheck shell=bash
+# Functions behind stack/stack.sh: one <service>_{start,stop,running,healthy,url}
+# set per service, plus the small helpers they share. Sourced, not executed.
+
+FP_STACK_DIR=${FP_STACK_DIR:-$repo/.stack}
+case "$FP_STACK_DIR" in /*) ;; *) FP_STACK_DIR="$PWD/$FP_STACK_DIR" ;; esac
+FP_PG_PORT=${FP_PG_PORT:-55432}
+FP_INFLUX_PORT=${FP_INFLUX_PORT:-58086}
+FP_INFLUX_RPC_PORT=${FP_INFLUX_RPC_PORT:-58088}
+FP_TELEGRAF_PORT=${FP_TELEGRAF_PORT:-58093}
+# Newest installed server: Debian 12 ships 15, Ubuntu runners 16.
+FP_PG_BIN=${FP_PG_BIN:-$(ls -d /usr/lib/postgresql/*/bin 2>/dev/null | sort -V | tail -n1)}
+FP_PG_BIN=${FP_PG_BIN:-/usr/lib/postgresql/15/bin}
+pg_version=$(basename "$(dirname "$FP_PG_BIN")")
+FP_INFLUXD=${FP_INFLUXD:-$(command -v influxd || echo /usr/bin/influxd)}
+FP_TELEGRAF=${FP_TELEGRAF:-$repo/bin/telegraf}
+# Local-only default; a real deployment sets its own. Never printed.
+export FOLIO_DB_PASSWORD=${FOLIO_DB_PASSWORD:-folio}
+export FP_STACK_DIR FP_PG_PORT FP_INFLUX_PORT FP_TELEGRAF_PORT
+
+run_dir=$FP_STACK_DIR/run
+log_dir=$FP_STACK_DIR/logs
+pg_data=$FP_STACK_DIR/postgres/data
+influx_dir=$FP_STACK_DIR/influxdb
+
+step() { printf '==> %s\n' "$*"; }
+
+# die CAUSE FIX: the one-line message every user error gets, then a non-zero exit.
+die() {
+  printf 'folio-perf: %s. Fix: %s\n' "$1" "$2" >&2
+  exit 1
+}
+
+port_in_use() { (exec 3<>"/dev/tcp/127.0.0.1/$1") 2>/dev/null; }
+
+require_port_free() { # PORT SERVICE SETTING
+  if port_in_use "$1"; then
+    die "port $1 ($2) is already in use on 127.0.0.1" \
+      "stop what listens there, or choose another port, e.g. make stack-up $3=$(($1 + 1))"
+  fi
+}
+
+# pid_of PIDFILE CMDLINE-FRAGMENT: prints the pid when the process in the pid
+# file is alive AND is the one we started (its command line contains the
+# fragment), so a recycled pid is never mistaken for ours.
+pid_of() {
+  local pid
+  [ -r "$1" ] || return 1
+  pid=$(head -n1 "$1" 2>/dev/null) || return 1
+  [[ "$pid" =~ ^[0-9]+$ ]] || return 1
+  [ -r "/proc/$pid/cmdline" ] || return 1
+  tr '\0' ' ' <"/proc/$pid/cmdline" | grep -qF -- "$2" || return 1
+  echo "$pid"
+}
+
+# wait_for SECONDS DESCRIPTION LOGFILE COMMAND...: polls COMMAND until it
+# succeeds; on time-out shows the last log line, which usually names the cause.
+wait_for() {
+  local secs=$1 what=$2 log=$3
+  shift 3
+  local i
+  for ((i = 0; i < secs * 5; i++)); do
+    "$@" >/dev/null 2>&1 && return 0
+    sleep 0.2
+  done
+  die "$what did not become ready within ${secs}s (last log line: $(tail -n1 "$log" 2>/dev/null | cut -c1-200))" \
+    "read $log; if its data directory is damaged, run make stack-clean (deletes local data)"
+}
+
+# stop_pid NAME PIDFILE FRAGMENT: TERM, wait up to 30 s, then KILL.
+stop_pid() {
+  local pid i
+  if ! pid=$(pid_of "$2" "$3"); then
+    rm -f "$2"
+    return 0
+  fi
+  step "$1: stopping (pid $pid)"
+  kill -TERM "$pid" 2>/dev/null || true
+  for ((i = 0; i < 150; i++)); do
+    [ -d "/proc/$pid" ] || break
+    sleep 0.2
+  done
+  [ -d "/proc/$pid" ] && kill -KILL "$pid" 2>/dev/null || true
+  rm -f "$2"
+}
+
+check_disk() {
+  mkdir -p "$FP_STACK_DIR" "$run_dir" "$log_dir"
+  local free_kb
+  free_kb=$(df -Pk "$FP_STACK_DIR" | awk 'NR==2 {print $4}')
+  if [ "${free_kb:-0}" -lt 524288 ]; then
+    die "less than 512 MB free on the disk holding $FP_STACK_DIR" \
+      "free some space, or set FP_STACK_DIR to a directory on a larger disk"
+  fi
+}
+
+# ---------------------------------------------------------------- PostgreSQL
+# PostgreSQL refuses to run as root, and sessions and CI run as root: then the
+# server runs as the `postgres` user on a data directory that user owns.
+as_pg_owner() {
+  if [ "$(id -u)" = 0 ]; then runuser -u postgres -- "$@"; else "$@"; fi
+}
+
+postgres_url() { echo "postgres://folio@127.0.0.1:$FP_PG_PORT/folio"; }
+postgres_running() { pid_of "$run_dir/postgres.pid" "$pg_data" >/dev/null; }
+postgres_healthy() { "$FP_PG_BIN/pg_isready" -q -h 127.0.0.1 -p "$FP_PG_PORT" -d folio -U folio; }
+
+postgres_psql() { # SQL...: run as the folio superuser over TCP; password via env only
+  PGPASSWORD=$FOLIO_DB_PASSWORD "$FP_PG_BIN/psql" -X -q -v ON_ERROR_STOP=1 \
+    -h 127.0.0.1 -p "$FP_PG_PORT" -U folio "$@"
+}
+
+postgres_init() {
+  local pwfile
+  [ -x "$FP_PG_BIN/initdb" ] || die "PostgreSQL server binaries not found in $FP_PG_BIN" \
+    "run make deps (installs postgresql-15 and postgresql-contrib), or set FP_PG_BIN"
+  [ -f "/usr/share/postgresql/$pg_version/extension/pg_trgm.control" ] || die "PostgreSQL contrib extensions are missing" \
+    "run make deps (installs postgresql-contrib)"
+  mkdir -p "$FP_STACK_DIR/postgres"
+  if [ "$(id -u)" = 0 ]; then
+    id postgres >/dev/null 2>&1 || die "user 'postgres' does not exist" "run make deps (installs postgresql-15)"
+    chown postgres: "$FP_STACK_DIR/postgres"
+    runuser -u postgres -- test -w "$FP_STACK_DIR/postgres" || die \
+      "user 'postgres' cannot reach $FP_STACK_DIR/postgres (a parent directory is not searchable by others)" \
+      "chmod o+x the parent directories, or set FP_STACK_DIR to a directory under /var/tmp"
+  fi
+  step "postgres: initialising $pg_data"
+  pwfile=$(mktemp "$FP_STACK_DIR/postgres/.pw.XXXXXX")
+  printf '%s\n' "$FOLIO_DB_PASSWORD" >"$pwfile"
+  [ "$(id -u)" = 0 ] && chown postgres: "$pwfile"
+  if ! as_pg_owner "$FP_PG_BIN/initdb" -D "$pg_data" -U folio --pwfile="$pwfile" \
+    --auth=scram-sha-256 --encoding=UTF8 --locale=C.UTF-8 >"$log_dir/postgres-initdb.log" 2>&1; then
+    rm -f "$pwfile"
+    rm -rf "$pg_data"
+    die "initdb failed ($(tail -n1 "$log_dir/postgres-initdb.log"))" "read $log_dir/postgres-initdb.log"
+  fi
+  rm -f "$pwfile"
+  echo "include_if_exists = 'folio-perf.conf'" >>"$pg_data/postgresql.conf"
+}
+
+postgres_start() {
+  if [ -d "$pg_data" ] && [ ! -f "$pg_data/PG_VERSION" ] && [ -n "$(ls -A "$pg_data")" ]; then
+    die "$pg_data is not a PostgreSQL data directory (no PG_VERSION): it is damaged" \
+      "run make stack-clean to delete the local stack data, then make stack-up"
+  fi
+  require_port_free "$FP_PG_PORT" PostgreSQL FP_PG_PORT
+  [ -f "$pg_data/PG_VERSION" ] || postgres_init
+  # Settings live in their own file, rewritten at every start so a new port or
+  # socket directory takes effect; the rest of postgresql.conf stays initdb's.
+  cat >"$pg_data/folio-perf.conf" <<EOF
+listen_addresses = '127.0.0.1'
+port = $FP_PG_PORT
+unix_socket_directories = '$FP_STACK_DIR/postgres'
+max_connections = 300
+shared_buffers = 256MB
+shared_preload_libraries = 'pg_stat_statements'
+pg_stat_statements.track = all
+log_min_duration_statement = 1000
+log_line_prefix = '%m [%p] %d '
+EOF
+  [ "$(id -u)" = 0 ] && chown postgres: "$pg_data/folio-perf.conf"
+  touch "$log_dir/postgres.log"
+  [ "$(id -u)" = 0 ] && chown postgres: "$log_dir/postgres.log"
+  step "postgres: starting on 127.0.0.1:$FP_PG_PORT"
+  if ! as_pg_owner "$FP_PG_BIN/pg_ctl" -D "$pg_data" -l "$log_dir/postgres.log" -w -t 60 start >/dev/null 2>&1; then
+    die "PostgreSQL did not start (last log line: $(tail -n1 "$log_dir/postgres.log" | cut -c1-200))" \
+      "read $log_dir/postgres.log; if the data directory is damaged, run make stack-clean"
+  fi
+  head -n1 "$pg_data/postmaster.pid" >"$run_dir/postgres.pid"
+  wait_for 30 PostgreSQL "$log_dir/postgres.log" postgres_healthy
+  if ! postgres_psql -d postgres -tAc "select 1 from pg_database where datname = 'folio'" | grep -q 1; then
+    postgres_psql -d postgres -c "create database folio" >/dev/null ||
+      die "could not create database folio" "read $log_dir/postgres.log"
+  fi
+  postgres_psql -d folio >/dev/null <<'EOF' || die "could not enable the contrib extensions" "run make deps (installs postgresql-contrib)"
+create extension if not exists pg_trgm;
+create extension if not exists unaccent;
+create extension if not exists pg_stat_statements;
+EOF
+  step "postgres: up ($(postgres_url))"
+}
+
+postgres_stop() {
+  local pid
+  if pid=$(pid_of "$run_dir/postgres.pid" "$pg_data"); then
+    step "postgres: stopping (pid $pid)"
+    as_pg_owner "$FP_PG_BIN/pg_ctl" -D "$pg_data" -m fast -w -t 60 stop >/dev/null 2>&1 ||
+      stop_pid postgres "$run_dir/postgres.pid" "$pg_data"
+  fi
+  rm -f "$run_dir/postgres.pid"
+}
+
+# ------------------------------------------------------------------ InfluxDB
+influxdb_url() { echo "http://127.0.0.1:$FP_INFLUX_PORT"; }
+influxdb_running() { pid_of "$run_dir/influxdb.pid" "$influx_dir/influxdb.conf" >/dev/null; }
+influxdb_healthy() { curl -sf -o /dev/null "$(influxdb_url)/ping"; }
+
+influxdb_start() {
+  [ -x "$FP_INFLUXD" ] || die "influxd (InfluxDB 1.x) not found" "run make deps (installs Debian's influxdb), or set FP_INFLUXD"
+  require_port_free "$FP_INFLUX_PORT" "InfluxDB HTTP" FP_INFLUX_PORT
+  require_port_free "$FP_INFLUX_RPC_PORT" "InfluxDB RPC" FP_INFLUX_RPC_PORT
+  mkdir -p "$influx_dir/meta" "$influx_dir/data" "$influx_dir/wal"
+  cat >"$influx_dir/influxdb.conf" <<EOF
+reporting-disabled = true
+bind-address = "127.0.0.1:$FP_INFLUX_RPC_PORT"
+[meta]
+  dir = "$influx_dir/meta"
+[data]
+  dir = "$influx_dir/data"
+  wal-dir = "$influx_dir/wal"
+  query-log-enabled = false
+[http]
+  bind-address = "127.0.0.1:$FP_INFLUX_PORT"
+  log-enabled = false
+[monitor]
+  store-enabled = false
+[logging]
+  level = "warn"
+EOF
+  step "influxdb: starting on 127.0.0.1:$FP_INFLUX_PORT"
+  setsid "$FP_INFLUXD" -config "$influx_dir/influxdb.conf" >>"$log_dir/influxdb.log" 2>&1 </dev/null &
+  echo $! >"$run_dir/influxdb.pid"
+  wait_for 30 InfluxDB "$log_dir/influxdb.log" influxdb_healthy
+  curl -sf -o /dev/null -XPOST "$(influxdb_url)/query" --data-urlencode "q=CREATE DATABASE k6" ||
+    die "could not create InfluxDB database k6" "read $log_dir/influxdb.log"
+  step "influxdb: up ($(influxdb_url), database k6)"
+}
+
+influxdb_stop() { stop_pid influxdb "$run_dir/influxdb.pid" "$influx_dir/influxdb.conf"; }
+
+# ------------------------------------------------------------------ Telegraf
+telegraf_url() { echo "http://127.0.0.1:$FP_TELEGRAF_PORT"; }
+telegraf_running() { pid_of "$run_dir/telegraf.pid" "$repo/telegraf/native.conf" >/dev/null; }
+telegraf_healthy() { curl -sf -o /dev/null "$(telegraf_url)/"; }
+
+telegraf_start() {
+  [ -x "$FP_TELEGRAF" ] || die "Telegraf is not built ($FP_TELEGRAF missing)" "run make telegraf"
+  require_port_free "$FP_TELEGRAF_PORT" "Telegraf health" FP_TELEGRAF_PORT
+  step "telegraf: starting (module_stats → $(influxdb_url)/k6)"
+  # native.conf reads FP_* and FOLIO_DB_PASSWORD from the environment.
+  FP_INFLUX_URL=$(influxdb_url) FP_PG_DATA=$pg_data \
+    setsid "$FP_TELEGRAF" --config "$repo/telegraf/native.conf" >>"$log_dir/telegraf.log" 2>&1 </dev/null &
+  echo $! >"$run_dir/telegraf.pid"
+  wait_for 30 Telegraf "$log_dir/telegraf.log" telegraf_healthy
+  step "telegraf: up ($(telegraf_url))"
+}
+
+telegraf_stop() { stop_pid telegraf "$run_dir/telegraf.pid" "$repo/telegraf/native.conf"; }

@@ -1,0 +1,59 @@
+#!/usr/bin/env bash
+# The native stack: PostgreSQL 15, InfluxDB 1.x and Telegraf as plain processes
+# under $FP_STACK_DIR, listening on 127.0.0.1 only. No Docker, no systemd: every
+# process is started from here and stopped through its pid file, never by name,
+# so a developer's own PostgreSQL or InfluxDB is never touched.
+#
+#   stack/stack.sh up | down | status | clean
+#
+# Settings (environment, all optional):
+#   FP_STACK_DIR        state, logs and pid files         (default <repo>/.stack)
+#   FP_PG_PORT          PostgreSQL port                    (default 55432)
+#   FP_INFLUX_PORT      InfluxDB HTTP port                 (default 58086)
+#   FP_INFLUX_RPC_PORT  InfluxDB backup/RPC port           (default 58088)
+#   FP_TELEGRAF_PORT    Telegraf health endpoint port      (default 58093)
+#   FOLIO_DB_PASSWORD   password of the `folio` superuser  (default "folio", local only)
+set -euo pipefail
+
+here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+repo=$(cd "$here/.." && pwd)
+# shellcheck source=stack/lib.sh
+. "$here/lib.sh"
+
+cmd=${1:-status}
+case "$cmd" in
+  up)
+    check_disk
+    started=()
+    # Whatever fails, stop what this invocation started: no half-started stack.
+    trap 'rc=$?; if [ $rc -ne 0 ]; then for s in "${started[@]}"; do "${s}_stop" >/dev/null 2>&1 || true; done; fi' EXIT
+    for s in postgres influxdb telegraf; do
+      if "${s}_running"; then
+        step "$s: already up ($(${s}_url)), reusing it"
+      else
+        "${s}_start"
+        started+=("$s")
+      fi
+    done
+    trap - EXIT
+    ;;
+  down)
+    for s in telegraf influxdb postgres; do "${s}_stop"; done
+    ;;
+  status)
+    rc=0
+    for s in postgres influxdb telegraf; do
+      if "${s}_running" && "${s}_healthy"; then state=up; else state=down; rc=1; fi
+      printf '%-9s %-5s %s\n' "$s" "$state" "$(${s}_url)"
+    done
+    exit $rc
+    ;;
+  clean)
+    for s in telegraf influxdb postgres; do "${s}_stop"; done
+    step "removing $FP_STACK_DIR"
+    rm -rf "$FP_STACK_DIR"
+    ;;
+  *)
+    die "unknown command '$cmd'" "use one of: up, down, status, clean"
+    ;;
+esac

@@ -1,0 +1,54 @@
+#!/usr/bin/env bash
+# Installs what the native stack and the tests need, when it is missing, from the
+# distribution's packages. Idempotent: a second run only checks. Go and Node are
+# toolchains, not packages we pick a version of: a missing or too old one is
+# reported with the fix.
+set -euo pipefail
+
+die() { printf 'folio-perf: %s. Fix: %s\n' "$1" "$2" >&2; exit 1; }
+
+# version_at_least HAVE WANT (dotted numbers)
+version_at_least() { [ "$(printf '%s\n%s\n' "$2" "$1" | sort -V | head -n1)" = "$2" ]; }
+
+command -v go >/dev/null || die "Go is not installed" "install Go 1.24 or newer (https://go.dev/doc/install)"
+gov=$(go env GOVERSION | sed 's/^go//')
+version_at_least "$gov" 1.24 || die "Go $gov is too old" "install Go 1.24 or newer"
+command -v node >/dev/null || die "Node.js is not installed" "install Node.js 20 or newer"
+nodev=$(node -p 'process.versions.node')
+version_at_least "$nodev" 20 || die "Node.js $nodev is too old" "install Node.js 20 or newer"
+
+missing=()
+command -v curl >/dev/null || missing+=(curl)
+command -v runuser >/dev/null || missing+=(util-linux)
+command -v influxd >/dev/null || missing+=(influxdb)
+command -v influx >/dev/null || missing+=(influxdb-client)
+command -v pgbench >/dev/null || missing+=(postgresql-contrib)
+if ! ls /usr/lib/postgresql/*/bin/initdb >/dev/null 2>&1; then
+  missing+=(postgresql postgresql-contrib)
+elif ! ls /usr/share/postgresql/*/extension/pg_trgm.control >/dev/null 2>&1; then
+  missing+=(postgresql-contrib)
+fi
+
+if [ ${#missing[@]} -eq 0 ]; then
+  echo "==> deps: all present (go $gov, node $nodev, postgresql, influxdb)"
+  exit 0
+fi
+
+if [ "$(id -u)" = 0 ]; then sudo=""
+elif sudo -n true 2>/dev/null; then sudo="sudo -n"
+else die "missing packages: ${missing[*]}" "sudo apt-get install -y ${missing[*]}"
+fi
+command -v apt-get >/dev/null || die "missing packages: ${missing[*]} (and no apt-get here)" "install them with your package manager"
+
+mkdir -p .stack/logs
+echo "==> deps: installing ${missing[*]} (log: .stack/logs/apt.log)"
+{
+  $sudo apt-get update -q
+  DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -q --no-install-recommends "${missing[@]}"
+} >.stack/logs/apt.log 2>&1 || die "apt-get install ${missing[*]} failed" "read .stack/logs/apt.log"
+# Debian's package starts its own InfluxDB where an init system runs; the stack
+# runs its own instance on its own port, so that one is not needed.
+if command -v systemctl >/dev/null && systemctl is-active --quiet influxdb 2>/dev/null; then
+  $sudo systemctl stop influxdb || true
+fi
+echo "==> deps: installed ${missing[*]}"
