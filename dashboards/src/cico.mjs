@@ -1,0 +1,383 @@
+// Dashboard "FOLIO check-in/check-out": one run of scripts/check-in-check-out.js
+// as the release reports looked at it — the run's check-in/check-out times,
+// throughput and errors, the slow APIs, and module CPU beside them.
+import {
+  SLOW_API_P75_MS,
+  baseDashboard,
+  highlightAbove,
+  influxql,
+  layout,
+  releaseVariable,
+  runFilter,
+  runVariable,
+  statPanel,
+  tablePanel,
+  thresholds,
+  timeseriesPanel,
+} from './panels.mjs';
+
+export const UID = 'folio-cico';
+export const FILE = 'folio-check-in-check-out.json';
+
+const RUN = runFilter('testid');
+
+// Run-level numbers are computed over every sample of the run, without
+// GROUP BY time: the max or mean of per-bucket p95s is not the run's p95
+// (k6-ecosystem.md §1.5). InfluxQL's percentile is nearest-rank, so it can
+// differ slightly from k6's interpolated summary on the same samples.
+function runStat(transaction, fn, title, what) {
+  return statPanel({
+    title,
+    description:
+      `${what} of every ${transaction} transaction in the selected run (sum of the request times of one UI ` +
+      `transaction, think time excluded), over the whole run rather than per interval.`,
+    unit: 'ms',
+    targets: [
+      influxql(
+        'A',
+        `SELECT ${fn} FROM "transaction_duration" WHERE ${RUN} AND "transaction" = '${transaction}' AND $timeFilter`,
+      ),
+    ],
+  });
+}
+
+function percentilesOverTime(transaction) {
+  return timeseriesPanel({
+    title: `${transaction === 'check-out' ? 'Check-out' : 'Check-in'} p50 / p75 / p95`,
+    description:
+      `Percentiles of the ${transaction} transaction time per interval. Per-interval percentiles show the ` +
+      `trend; the run's own p95 is in the stat panels above.`,
+    unit: 'ms',
+    min: 0,
+    targets: [
+      influxql(
+        'A',
+        `SELECT percentile("value", 50) AS "p50", percentile("value", 75) AS "p75", percentile("value", 95) AS "p95" ` +
+          `FROM "transaction_duration" WHERE ${RUN} AND "transaction" = '${transaction}' AND $timeFilter ` +
+          `GROUP BY time($__interval) fill(none)`,
+      ),
+    ],
+  });
+}
+
+const summary = [
+  [runStat('check-out', 'mean("value")', 'Check-out avg', 'Average'), 3, 4],
+  [runStat('check-out', 'percentile("value", 95)', 'Check-out p95', '95th percentile'), 3, 4],
+  [runStat('check-in', 'mean("value")', 'Check-in avg', 'Average'), 3, 4],
+  [runStat('check-in', 'percentile("value", 95)', 'Check-in p95', '95th percentile'), 3, 4],
+  [
+    statPanel({
+      title: 'Transactions/s',
+      description:
+        'Completed check-in and check-out transactions per second while the run was active: the mean of ' +
+        'per-second counts, ignoring seconds without any transaction.',
+      unit: 'ops',
+      decimals: 2,
+      targets: [
+        // Fixed 1 s buckets on purpose: a rate over the run must not depend
+        // on the panel width, and fill(none) keeps idle seconds out.
+        influxql(
+          'A',
+          `SELECT mean("tps") FROM (SELECT count("value") AS "tps" FROM "transaction_duration" ` +
+            `WHERE ${RUN} AND $timeFilter GROUP BY time(1s) fill(none))`,
+        ),
+      ],
+    }),
+    3,
+    4,
+  ],
+  [
+    statPanel({
+      title: 'Failed transactions',
+      description:
+        'Share of check-in/check-out transactions in which any request failed its check (k6 Rate ' +
+        '`transaction_failed`).',
+      unit: 'percent',
+      decimals: 2,
+      thresholds: thresholds('green', [1, 'red']),
+      targets: [
+        influxql('A', `SELECT mean("value") * 100 FROM "transaction_failed" WHERE ${RUN} AND $timeFilter`),
+      ],
+    }),
+    3,
+    4,
+  ],
+  [
+    statPanel({
+      title: 'Failed requests',
+      description: 'Share of HTTP requests k6 counted as failed (`http_req_failed`: status outside 200–399 or no response).',
+      unit: 'percent',
+      decimals: 2,
+      thresholds: thresholds('green', [1, 'red']),
+      targets: [influxql('A', `SELECT mean("value") * 100 FROM "http_req_failed" WHERE ${RUN} AND $timeFilter`)],
+    }),
+    3,
+    4,
+  ],
+  [
+    statPanel({
+      title: 'Virtual users',
+      description: 'Highest number of concurrent virtual users (simulated circulation desk staff) in the run.',
+      unit: 'none',
+      targets: [influxql('A', `SELECT max("value") FROM "vus" WHERE ${RUN} AND $timeFilter`)],
+    }),
+    3,
+    4,
+  ],
+];
+
+const overTime = [
+  [percentilesOverTime('check-out'), 12, 8],
+  [percentilesOverTime('check-in'), 12, 8],
+  [
+    timeseriesPanel({
+      title: 'Transactions/s',
+      description: 'Completed transactions per second, per transaction type.',
+      unit: 'ops',
+      min: 0,
+      targets: [
+        influxql(
+          'A',
+          `SELECT count("value") * 1000 / $__interval_ms FROM "transaction_duration" WHERE ${RUN} AND $timeFilter ` +
+            `GROUP BY time($__interval), "transaction" fill(none)`,
+          { alias: '$tag_transaction' },
+        ),
+      ],
+    }),
+    8,
+    8,
+  ],
+  [
+    timeseriesPanel({
+      title: 'Error %',
+      description:
+        'Failed transactions (per type) and failed HTTP requests, as a percentage per interval. Should stay at 0.',
+      unit: 'percent',
+      min: 0,
+      targets: [
+        influxql(
+          'A',
+          `SELECT mean("value") * 100 FROM "transaction_failed" WHERE ${RUN} AND $timeFilter ` +
+            `GROUP BY time($__interval), "transaction" fill(none)`,
+          { alias: 'failed $tag_transaction' },
+        ),
+        influxql(
+          'B',
+          `SELECT mean("value") * 100 FROM "http_req_failed" WHERE ${RUN} AND $timeFilter ` +
+            `GROUP BY time($__interval) fill(none)`,
+          { alias: 'failed requests' },
+        ),
+      ],
+    }),
+    8,
+    8,
+  ],
+  [
+    timeseriesPanel({
+      title: 'Virtual users',
+      description: 'Concurrent virtual users; a knee in response time should be read against this.',
+      unit: 'none',
+      min: 0,
+      targets: [
+        influxql('A', `SELECT max("value") FROM "vus" WHERE ${RUN} AND $timeFilter GROUP BY time($__interval) fill(none)`, {
+          alias: 'VUs',
+        }),
+      ],
+    }),
+    8,
+    8,
+  ],
+];
+
+const apis = [
+  [
+    tablePanel({
+      title: 'Response time by API',
+      description:
+        `Every API call of the run (k6 tag \`name\`: method + templated path), over the whole run. The p75 ` +
+        `cell turns red above ${SLOW_API_P75_MS} ms, the release reports' "slow API" line.`,
+      unit: 'ms',
+      targets: [
+        influxql(
+          'A',
+          `SELECT count("value") AS "count", percentile("value", 50) AS "p50", percentile("value", 75) AS "p75", ` +
+            `percentile("value", 95) AS "p95", max("value") AS "max" FROM "http_req_duration" ` +
+            `WHERE ${RUN} AND $timeFilter GROUP BY "name"`,
+          { format: 'table' },
+        ),
+      ],
+      overrides: [
+        { name: 'count', properties: [{ id: 'unit', value: 'none' }] },
+        { name: 'p75', properties: highlightAbove(SLOW_API_P75_MS) },
+        { name: 'name', properties: [{ id: 'displayName', value: 'API' }] },
+      ],
+      transformations: [{ id: 'organize', options: { excludeByName: { Time: true } } }],
+      sortBy: [{ displayName: 'p75', desc: true }],
+    }),
+    24,
+    10,
+  ],
+  [
+    timeseriesPanel({
+      title: 'Requests/s by API',
+      description: 'HTTP requests per second per API (k6 `http_reqs`, tag `name`).',
+      unit: 'reqps',
+      min: 0,
+      targets: [
+        influxql(
+          'A',
+          `SELECT sum("value") * 1000 / $__interval_ms FROM "http_reqs" WHERE ${RUN} AND $timeFilter ` +
+            `GROUP BY time($__interval), "name" fill(none)`,
+          { alias: '$tag_name' },
+        ),
+      ],
+    }),
+    12,
+    9,
+  ],
+  [
+    tablePanel({
+      title: 'Errors by status and API',
+      description:
+        'Requests, failed requests and failure share per API and HTTP status over the run (status 0: no ' +
+        'response, e.g. a timeout or refused connection).',
+      unit: 'none',
+      targets: [
+        influxql(
+          'A',
+          `SELECT count("value") AS "requests", sum("value") AS "failed", mean("value") * 100 AS "failed %" ` +
+            `FROM "http_req_failed" WHERE ${RUN} AND $timeFilter GROUP BY "name", "status"`,
+          { format: 'table' },
+        ),
+      ],
+      overrides: [
+        { name: 'failed %', properties: [{ id: 'unit', value: 'percent' }, ...highlightAbove(0.000001)] },
+        { name: 'name', properties: [{ id: 'displayName', value: 'API' }] },
+      ],
+      transformations: [{ id: 'organize', options: { excludeByName: { Time: true } } }],
+      sortBy: [{ displayName: 'failed', desc: true }],
+    }),
+    12,
+    9,
+  ],
+];
+
+// module_stats and postgresql come from Telegraf, not from k6, so they carry
+// no testid: these panels follow the time range, which should cover the run.
+const resources = [
+  [
+    timeseriesPanel({
+      title: 'Module CPU',
+      description:
+        'CPU of each FOLIO module, the gateway (okapi) and PostgreSQL, from Telegraf (`module_stats`). ' +
+        '100 % = one core fully used. Not filtered by run: set the time range to the run.',
+      unit: 'percent',
+      min: 0,
+      targets: [
+        influxql(
+          'A',
+          `SELECT mean("cpu_percent") FROM "module_stats" WHERE $timeFilter GROUP BY time($__interval), "module" fill(none)`,
+          { alias: '$tag_module' },
+        ),
+      ],
+    }),
+    12,
+    9,
+  ],
+  [
+    timeseriesPanel({
+      title: 'Module memory (RSS)',
+      description:
+        'Resident memory of each module process or container (`module_stats.mem_rss_bytes`). Steady growth ' +
+        'over a long run points at a leak.',
+      unit: 'bytes',
+      min: 0,
+      targets: [
+        influxql(
+          'A',
+          `SELECT mean("mem_rss_bytes") FROM "module_stats" WHERE $timeFilter GROUP BY time($__interval), "module" fill(none)`,
+          { alias: '$tag_module' },
+        ),
+      ],
+    }),
+    12,
+    9,
+  ],
+  [
+    tablePanel({
+      title: 'Module CPU and memory over the time range',
+      description:
+        'Average and peak CPU (100 % = one core) and average RSS per module over the selected time range, ' +
+        'the numbers of the release reports\' module CPU table.',
+      unit: 'percent',
+      targets: [
+        influxql(
+          'A',
+          `SELECT mean("cpu_percent") AS "CPU avg", max("cpu_percent") AS "CPU max", ` +
+            `mean("mem_rss_bytes") AS "RSS avg" FROM "module_stats" WHERE $timeFilter GROUP BY "module"`,
+          { format: 'table' },
+        ),
+      ],
+      overrides: [{ name: 'RSS avg', properties: [{ id: 'unit', value: 'bytes' }] }],
+      transformations: [{ id: 'organize', options: { excludeByName: { Time: true } } }],
+      sortBy: [{ displayName: 'CPU avg', desc: true }],
+    }),
+    8,
+    9,
+  ],
+  [
+    timeseriesPanel({
+      title: 'PostgreSQL connections',
+      description: 'Backends connected to each database (Telegraf postgresql input, `numbackends`).',
+      unit: 'none',
+      min: 0,
+      targets: [
+        influxql(
+          'A',
+          `SELECT mean("numbackends") FROM "postgresql" WHERE "db" !~ /^template/ AND $timeFilter ` +
+            `GROUP BY time($__interval), "db" fill(none)`,
+          { alias: '$tag_db' },
+        ),
+      ],
+    }),
+    8,
+    9,
+  ],
+  [
+    timeseriesPanel({
+      title: 'PostgreSQL commits/s',
+      description: 'Committed transactions per second per database (rate of the `xact_commit` counter).',
+      unit: 'ops',
+      min: 0,
+      targets: [
+        influxql(
+          'A',
+          `SELECT non_negative_derivative(max("xact_commit"), 1s) FROM "postgresql" WHERE "db" !~ /^template/ ` +
+            `AND $timeFilter GROUP BY time($__interval), "db" fill(none)`,
+          { alias: '$tag_db' },
+        ),
+      ],
+    }),
+    8,
+    9,
+  ],
+];
+
+/** Builds the dashboard (an SDK DashboardBuilder). */
+export function build() {
+  const dash = baseDashboard({
+    uid: UID,
+    title: 'FOLIO check-in/check-out',
+    description:
+      'One k6 run of the check-in/check-out workflow: run-level times, throughput, errors, per-API times ' +
+      'and module CPU. Pick the run in "Run"; set the time range to cover it.',
+  })
+    .withVariable(releaseVariable())
+    .withVariable(runVariable('testid', 'Run'));
+  return layout(dash, [
+    { title: 'Selected run', panels: summary },
+    { title: 'Over time', panels: overTime },
+    { title: 'APIs', panels: apis },
+    { title: 'Modules and database', panels: resources },
+  ]);
+}
