@@ -239,7 +239,7 @@ telegraf_start() {
   step "telegraf: starting (module_stats → $(influxdb_url)/k6)"
   # native.conf reads FP_* and FOLIO_DB_PASSWORD from the environment.
   FP_INFLUX_URL=$(influxdb_url) FP_PG_DATA=$pg_data \
-    setsid "$FP_TELEGRAF" --config "$repo/telegraf/native.conf" >>"$log_dir/telegraf.log" 2>&1 </dev/null &
+    setsid "$FP_TELEGRAF" --strict-env-handling --config "$repo/telegraf/native.conf" >>"$log_dir/telegraf.log" 2>&1 </dev/null &
   echo $! >"$run_dir/telegraf.pid"
   wait_for 30 Telegraf "$log_dir/telegraf.log" telegraf_healthy
   step "telegraf: up ($(telegraf_url))"

@@ -1,0 +1,58 @@
+// Shared by the end-to-end tests: where the running test stack is, and small
+// clients for it. `make test` (tools/test.sh) starts the stack and sets the
+// FP_* variables; run alone, a test says which variable is missing.
+import { spawnSync } from 'node:child_process';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+export const repo = join(dirname(fileURLToPath(import.meta.url)), '..', '..');
+
+export function env(name) {
+  const v = process.env[name];
+  if (!v) {
+    throw new Error(`${name} is not set: run the end-to-end tests through \`make test\`, which starts the test stack`);
+  }
+  return v;
+}
+
+export const bin = (name) => join(process.env.FP_BIN || join(repo, 'bin'), name);
+
+// influxQuery runs InfluxQL against the stack's InfluxDB and returns the
+// `series` of the first statement ([] when empty); an InfluxDB error throws.
+export async function influxQuery(q, db = 'k6') {
+  const url = `${env('FP_INFLUX_URL')}/query?db=${encodeURIComponent(db)}&epoch=ms&q=${encodeURIComponent(q)}`;
+  const res = await fetch(url);
+  const body = await res.json();
+  const r = body.results?.[0] ?? {};
+  if (!res.ok || body.error || r.error) throw new Error(`InfluxDB: ${body.error || r.error} (query: ${q})`);
+  return r.series ?? [];
+}
+
+// waitFor polls fn until it returns a truthy value or the time is up.
+export async function waitFor(fn, { seconds = 30, what = 'condition' } = {}) {
+  const end = Date.now() + seconds * 1000;
+  let last;
+  while (Date.now() < end) {
+    try {
+      last = await fn();
+      if (last) return last;
+    } catch (e) {
+      last = e;
+    }
+    await new Promise((r) => setTimeout(r, 500));
+  }
+  throw new Error(`timed out after ${seconds}s waiting for ${what} (last: ${last})`);
+}
+
+// run executes a command to completion (bounded by timeoutMs) and returns
+// {status, stdout, stderr}.
+export function run(cmd, args, { env: extra = {}, timeoutMs = 120_000, cwd = repo } = {}) {
+  const r = spawnSync(cmd, args, {
+    cwd,
+    env: { ...process.env, K6_AUTO_EXTENSION_RESOLUTION: 'false', ...extra },
+    encoding: 'utf8',
+    timeout: timeoutMs,
+  });
+  if (r.error) throw r.error;
+  return { status: r.status, stdout: r.stdout, stderr: r.stderr };
+}

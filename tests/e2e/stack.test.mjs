@@ -1,0 +1,190 @@
+// The native stack, end to end: the running test stack reports itself, k6
+// writes into its InfluxDB, Telegraf writes module_stats, and bad situations
+// (port taken, missing binary, damaged data dir) stop with a one-line cause and
+// leave nothing running. Throw-away stacks use their own directories and ports.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { chmodSync, mkdtempSync, mkdirSync, writeFileSync, readFileSync, existsSync, rmSync } from 'node:fs';
+import { createServer } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { repo, env, bin, influxQuery, waitFor, run } from './helpers.mjs';
+
+const stack = (args, extra) => run(join(repo, 'stack', 'stack.sh'), args, { env: extra });
+
+// freePort asks the kernel for an unused port; listen=true keeps it occupied.
+function freePort(listen = false) {
+  return new Promise((resolve, reject) => {
+    const srv = createServer();
+    srv.on('error', reject);
+    srv.listen(0, '127.0.0.1', () => {
+      const { port } = srv.address();
+      if (listen) resolve({ port, close: () => srv.close() });
+      else srv.close(() => resolve({ port }));
+    });
+  });
+}
+
+// A separate stack in a temp dir, on free ports, so these tests never touch the
+// shared test stack. Ports are chosen per call.
+async function scratchStack() {
+  const dir = mkdtempSync(join(tmpdir(), 'fp-stack-'));
+  chmodSync(dir, 0o755); // PostgreSQL runs as its own user and must reach its data dir
+  const ports = await Promise.all([freePort(), freePort(), freePort(), freePort()]);
+  return {
+    dir,
+    env: {
+      FP_STACK_DIR: dir,
+      FP_PG_PORT: String(ports[0].port),
+      FP_INFLUX_PORT: String(ports[1].port),
+      FP_INFLUX_RPC_PORT: String(ports[2].port),
+      FP_TELEGRAF_PORT: String(ports[3].port),
+    },
+  };
+}
+
+function pidAlive(file) {
+  if (!existsSync(file)) return false;
+  const pid = readFileSync(file, 'utf8').trim();
+  return existsSync(`/proc/${pid}`);
+}
+
+test('stack-status prints one line per service with its URL, all up', () => {
+  const r = stack(['status']);
+  assert.equal(r.status, 0, r.stdout + r.stderr);
+  const lines = r.stdout.trim().split('\n');
+  assert.equal(lines.length, 3);
+  assert.match(lines[0], /^postgres\s+up\s+postgres:\/\/folio@127\.0\.0\.1:\d+\/folio$/);
+  assert.match(lines[1], /^influxdb\s+up\s+http:\/\/127\.0\.0\.1:\d+$/);
+  assert.match(lines[2], /^telegraf\s+up\s+http:\/\/127\.0\.0\.1:\d+$/);
+  assert.ok(lines[1].endsWith(env('FP_INFLUX_URL')), 'status URL is the one the tests use');
+});
+
+test('stack-up on a running stack starts nothing twice', () => {
+  const pidFile = join(env('FP_STACK_DIR'), 'run', 'influxdb.pid');
+  const before = readFileSync(pidFile, 'utf8');
+  const r = stack(['up']);
+  assert.equal(r.status, 0, r.stderr);
+  assert.match(r.stdout, /influxdb: already up/);
+  assert.equal(readFileSync(pidFile, 'utf8'), before, 'InfluxDB was not restarted');
+});
+
+test('k6 -o influxdb writes samples that InfluxQL reads back', async () => {
+  const testid = `e2e-influx-${Date.now()}`;
+  const r = run(bin('k6'), [
+    'run', '--quiet', '--tag', `testid=${testid}`,
+    '-o', `influxdb=${env('FP_INFLUX_URL')}/k6`,
+    '--env', `TARGET=${env('FP_INFLUX_URL')}`,
+    join(repo, 'tests', 'e2e', 'k6', 'influx-output.js'),
+  ]);
+  assert.equal(r.status, 0, r.stdout + r.stderr);
+
+  const measurements = (await influxQuery('SHOW MEASUREMENTS'))[0].values.flat();
+  for (const m of ['http_req_duration', 'http_reqs', 'checks', 'iterations']) {
+    assert.ok(measurements.includes(m), `measurement ${m} missing from ${measurements}`);
+  }
+  const where = `WHERE "testid" = '${testid}' AND "name" = 'GET /ping'`;
+  const [count] = await influxQuery(`SELECT count("value") FROM "http_req_duration" ${where}`);
+  assert.equal(count.values[0][1], 40, 'one point per request');
+  const [p95] = await influxQuery(`SELECT percentile("value", 95) FROM "http_req_duration" ${where}`);
+  const v = p95.values[0][1];
+  assert.ok(typeof v === 'number' && v > 0, `p95 is a positive number of ms, got ${v}`);
+});
+
+test('Telegraf writes module_stats for PostgreSQL and InfluxDB', async () => {
+  const modules = await waitFor(async () => {
+    const series = await influxQuery(
+      `SELECT last("cpu_percent"), last("mem_rss_bytes") FROM "module_stats" WHERE time > now() - 2m GROUP BY "module"`,
+    );
+    const got = Object.fromEntries(series.map((s) => [s.tags.module, s.values[0]]));
+    return got.postgres && got.influxdb ? got : null;
+  }, { seconds: 40, what: 'module_stats for postgres and influxdb' });
+  for (const m of ['postgres', 'influxdb']) {
+    const [, cpu, rss] = modules[m];
+    assert.ok(cpu >= 0, `${m} cpu_percent is a number ≥ 0, got ${cpu}`);
+    assert.ok(rss > 1_000_000, `${m} mem_rss_bytes looks like a real RSS, got ${rss}`);
+  }
+  const keys = (await influxQuery('SHOW TAG KEYS FROM "module_stats"'))[0].values.flat();
+  assert.deepEqual(keys, ['module'], 'module_stats carries only the low-cardinality module tag');
+
+  const commits = await waitFor(async () => {
+    const [s] = await influxQuery(`SELECT last("xact_commit") FROM "postgresql" WHERE "db" = 'folio' AND time > now() - 2m`);
+    return s?.values[0][1];
+  }, { seconds: 40, what: 'postgresql statistics' });
+  assert.ok(commits > 0);
+});
+
+test('the database password appears in no tag value and no stack log', async () => {
+  const secret = env('FOLIO_DB_PASSWORD');
+  const series = await influxQuery('SHOW TAG VALUES WITH KEY =~ /.*/');
+  const values = JSON.stringify(series);
+  assert.ok(!values.includes(secret), 'a tag value contains the password');
+  const logs = join(env('FP_STACK_DIR'), 'logs');
+  for (const f of ['postgres.log', 'influxdb.log', 'telegraf.log']) {
+    const p = join(logs, f);
+    if (existsSync(p)) assert.ok(!readFileSync(p, 'utf8').includes(secret), `${f} contains the password`);
+  }
+});
+
+test('a taken port stops stack-up with the port and the setting, leaving nothing running', async () => {
+  const s = await scratchStack();
+  const taken = await freePort(true);
+  try {
+    const r = stack(['up'], { ...s.env, FP_INFLUX_PORT: String(taken.port) });
+    assert.notEqual(r.status, 0);
+    const lines = r.stderr.trim().split('\n');
+    assert.equal(lines.length, 1, `one line, got: ${r.stderr}`);
+    assert.match(lines[0], new RegExp(`port ${taken.port} \\(InfluxDB HTTP\\) is already in use`));
+    assert.match(lines[0], /FP_INFLUX_PORT=/);
+    // PostgreSQL had started before InfluxDB failed: it must have been stopped.
+    assert.match(r.stdout, /postgres: up/);
+    assert.equal(pidAlive(join(s.dir, 'run', 'postgres.pid')), false, 'PostgreSQL left running');
+    const st = stack(['status'], s.env);
+    assert.notEqual(st.status, 0);
+    assert.doesNotMatch(st.stdout, /\bup\b/);
+  } finally {
+    taken.close();
+    stack(['down'], s.env);
+    rmSync(s.dir, { recursive: true, force: true });
+  }
+});
+
+test('a missing binary names the fix and leaves nothing running', async () => {
+  const s = await scratchStack();
+  try {
+    const r = stack(['up'], { ...s.env, FP_INFLUXD: '/nonexistent/influxd' });
+    assert.notEqual(r.status, 0);
+    assert.match(r.stderr, /influxd \(InfluxDB 1\.x\) not found\. Fix: run make deps/);
+    assert.equal(pidAlive(join(s.dir, 'run', 'postgres.pid')), false, 'PostgreSQL left running');
+  } finally {
+    stack(['down'], s.env);
+    rmSync(s.dir, { recursive: true, force: true });
+  }
+});
+
+test('a damaged PostgreSQL data dir is reported, not overwritten', async () => {
+  const s = await scratchStack();
+  try {
+    const data = join(s.dir, 'postgres', 'data');
+    mkdirSync(data, { recursive: true });
+    writeFileSync(join(data, 'base'), 'not a cluster');
+    const r = stack(['up'], s.env);
+    assert.notEqual(r.status, 0);
+    assert.match(r.stderr, /is not a PostgreSQL data directory .* damaged\. Fix: run make stack-clean/);
+    assert.ok(existsSync(join(data, 'base')), 'the damaged directory was left for the user to inspect');
+  } finally {
+    rmSync(s.dir, { recursive: true, force: true });
+  }
+});
+
+test('stack-down with nothing running is a quiet no-op', async () => {
+  const s = await scratchStack();
+  try {
+    const r = stack(['down'], s.env);
+    assert.equal(r.status, 0, r.stderr);
+    assert.equal(r.stdout, '');
+    assert.equal(r.stderr, '');
+  } finally {
+    rmSync(s.dir, { recursive: true, force: true });
+  }
+});
