@@ -1,0 +1,200 @@
+package storage
+
+import (
+	"context"
+	"fmt"
+	"strings"
+
+	"github.com/jackc/pgx/v5"
+)
+
+// TenantsTable is where the gateway keeps enabled tenants (Okapi's tenant
+// registry; Okapi proper keeps it in its own database).
+const TenantsTable = "okapi.tenants"
+
+// RefreshTokensTable returns mod-authtoken's refresh-token table of a tenant:
+// single use is enforced by flipping is_revoked in one UPDATE.
+func RefreshTokensTable(tenant string) string {
+	return SchemaName(tenant, "mod_authtoken") + ".refresh_tokens"
+}
+
+// globalDDL creates what every tenant shares. f_unaccent lives in public so
+// that index expressions and query expressions resolve to the same function
+// whatever the search_path (RMB creates one per schema; one is enough here).
+var globalDDL = []string{
+	`CREATE EXTENSION IF NOT EXISTS unaccent`,
+	`CREATE EXTENSION IF NOT EXISTS pg_trgm`,
+	`CREATE OR REPLACE FUNCTION public.f_unaccent(text) RETURNS text
+	   AS $$ SELECT public.unaccent('public.unaccent', $1) $$
+	   LANGUAGE sql IMMUTABLE PARALLEL SAFE STRICT`,
+	`CREATE SCHEMA IF NOT EXISTS okapi`,
+	`CREATE TABLE IF NOT EXISTS okapi.tenants (id text PRIMARY KEY, jsonb jsonb NOT NULL)`,
+}
+
+// TableDDL returns the CREATE SCHEMA/TABLE statements of one tenant, without
+// secondary indexes (IndexDDL), so a bulk load can COPY first and index after.
+func TableDDL(tenant string) []string {
+	var out []string
+	for _, s := range Schemas() {
+		out = append(out, "CREATE SCHEMA IF NOT EXISTS "+SchemaName(tenant, s))
+	}
+	for _, t := range Tables {
+		cols := []string{"id uuid PRIMARY KEY", "jsonb jsonb NOT NULL"}
+		for _, f := range t.FKs {
+			// RMB fills FK columns with a trigger; a stored generated column
+			// gives the same layout and survives raw (id, jsonb) inserts.
+			cols = append(cols, fmt.Sprintf("%s uuid GENERATED ALWAYS AS ((jsonb->>'%s')::uuid) STORED",
+				f.Column(), f.Field))
+		}
+		out = append(out, fmt.Sprintf("CREATE TABLE IF NOT EXISTS %s (%s)", t.QualifiedName(tenant), strings.Join(cols, ", ")))
+	}
+	auth := SchemaName(tenant, "mod_authtoken")
+	out = append(out, "CREATE SCHEMA IF NOT EXISTS "+auth,
+		"CREATE TABLE IF NOT EXISTS "+RefreshTokensTable(tenant)+
+			" (id uuid PRIMARY KEY, user_id uuid NOT NULL, is_revoked boolean NOT NULL DEFAULT false, expires_at bigint NOT NULL)")
+	return out
+}
+
+// IndexDDL returns the CREATE INDEX statements of t for a tenant. Each index
+// is on FieldExpr(field), the expression the CQL translator emits, so that
+// PostgreSQL can match queries to it; FK fields also get an index on their column.
+func IndexDDL(tenant string, t *Table) []string {
+	var out []string
+	q := t.QualifiedName(tenant)
+	for _, ix := range t.Indexes {
+		u := ""
+		if ix.Unique {
+			u = "UNIQUE "
+		}
+		where := ""
+		if ix.Where != "" {
+			where = " WHERE " + ix.Where
+		}
+		out = append(out, fmt.Sprintf("CREATE %sINDEX IF NOT EXISTS %s ON %s (%s)%s",
+			u, t.IndexName(ix), q, FieldExpr(ix.Field), where))
+	}
+	for _, f := range t.FKs {
+		out = append(out, fmt.Sprintf("CREATE INDEX IF NOT EXISTS %s_%s_idx ON %s (%s)", t.Name, f.Column(), q, f.Column()))
+	}
+	return out
+}
+
+// DDLOptions tunes CreateTenant.
+type DDLOptions struct {
+	// WithoutIndexes lists jsonb fields per table ("<schema>.<table>" →
+	// fields) whose indexes are not created (the missing-index profile).
+	WithoutIndexes map[string][]string
+	// NoIndexes skips every secondary index (bulk loads add them after COPY
+	// with CreateIndexes).
+	NoIndexes bool
+}
+
+// ID is "<schema>.<table>", the key of DDLOptions.WithoutIndexes.
+func (t *Table) ID() string { return t.Schema + "." + t.Name }
+
+// CreateTenant creates (idempotently) every schema, table and index of a
+// tenant and registers the tenant in okapi.tenants. Concurrent callers are
+// serialised with an advisory lock: CREATE OR REPLACE FUNCTION and CREATE
+// EXTENSION race otherwise.
+func CreateTenant(ctx context.Context, db TxBeginner, tenant string, opt DDLOptions) error {
+	if !ValidTenant(tenant) {
+		return fmt.Errorf("invalid tenant id %q: use letters, digits and _ (start with a letter, at most 31)", tenant)
+	}
+	return pgx.BeginFunc(ctx, db, func(tx pgx.Tx) error {
+		if _, err := tx.Exec(ctx, `SELECT pg_advisory_xact_lock(7130001)`); err != nil {
+			return err
+		}
+		stmts := append([]string{}, globalDDL...)
+		stmts = append(stmts, TableDDL(tenant)...)
+		if !opt.NoIndexes {
+			for _, t := range Tables {
+				tt := t
+				if f := opt.WithoutIndexes[t.ID()]; len(f) > 0 {
+					tt = t.WithoutIndexes(f...)
+				}
+				stmts = append(stmts, IndexDDL(tenant, tt)...)
+			}
+		}
+		for _, s := range stmts {
+			if _, err := tx.Exec(ctx, s); err != nil {
+				return fmt.Errorf("creating tenant %s: %w (statement: %.120s)", tenant, err, s)
+			}
+		}
+		_, err := tx.Exec(ctx, `INSERT INTO okapi.tenants (id, jsonb) VALUES ($1, jsonb_build_object('id', $1::text, 'name', $1::text))
+			ON CONFLICT (id) DO NOTHING`, tenant)
+		return err
+	})
+}
+
+// CreateIndexes creates every secondary index of a tenant (after a bulk load).
+func CreateIndexes(ctx context.Context, db DB, tenant string, opt DDLOptions) error {
+	for _, t := range Tables {
+		tt := t
+		if f := opt.WithoutIndexes[t.ID()]; len(f) > 0 {
+			tt = t.WithoutIndexes(f...)
+		}
+		for _, s := range IndexDDL(tenant, tt) {
+			if _, err := db.Exec(ctx, s); err != nil {
+				return fmt.Errorf("creating index: %w (statement: %.120s)", err, s)
+			}
+		}
+	}
+	return nil
+}
+
+// DropIndexes drops the non-partial indexes on fields of t (a profile that
+// reproduces a release without them). The opposite is EnsureIndexes.
+func DropIndexes(ctx context.Context, db DB, tenant string, t *Table, fields ...string) error {
+	drop := map[string]bool{}
+	for _, f := range fields {
+		drop[f] = true
+	}
+	for _, ix := range t.Indexes {
+		if drop[ix.Field] && ix.Where == "" {
+			if _, err := db.Exec(ctx, "DROP INDEX IF EXISTS "+SchemaName(tenant, t.Schema)+"."+t.IndexName(ix)); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
+// EnsureIndexes (re)creates every declared index of t.
+func EnsureIndexes(ctx context.Context, db DB, tenant string, t *Table) error {
+	for _, s := range IndexDDL(tenant, t) {
+		if _, err := db.Exec(ctx, s); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// DropTenant removes every schema of a tenant and its registration (tests).
+func DropTenant(ctx context.Context, db DB, tenant string) error {
+	if !ValidTenant(tenant) {
+		return fmt.Errorf("invalid tenant id %q", tenant)
+	}
+	schemas := append(Schemas(), "mod_authtoken")
+	for _, s := range schemas {
+		if _, err := db.Exec(ctx, "DROP SCHEMA IF EXISTS "+SchemaName(tenant, s)+" CASCADE"); err != nil {
+			return err
+		}
+	}
+	_, err := db.Exec(ctx, `DELETE FROM okapi.tenants WHERE id = $1`, tenant)
+	if err != nil && strings.Contains(err.Error(), "does not exist") {
+		return nil
+	}
+	return err
+}
+
+// Tenants lists the registered tenants.
+func Tenants(ctx context.Context, db DB) ([]string, error) {
+	rows, err := db.Query(ctx, `SELECT id FROM okapi.tenants ORDER BY id`)
+	if err != nil {
+		if IsUndefinedTable(err) {
+			return nil, nil
+		}
+		return nil, err
+	}
+	return pgx.CollectRows(rows, pgx.RowTo[string])
+}

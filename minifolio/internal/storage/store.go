@@ -1,0 +1,235 @@
+package storage
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"log/slog"
+	"os"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgconn"
+	"github.com/jackc/pgx/v5/pgxpool"
+)
+
+// DB is what the record functions need: a *pgxpool.Pool, a *pgxpool.Conn or a
+// pgx.Tx, so a module can run several of them in one transaction.
+type DB interface {
+	Exec(ctx context.Context, sql string, args ...any) (pgconn.CommandTag, error)
+	Query(ctx context.Context, sql string, args ...any) (pgx.Rows, error)
+	QueryRow(ctx context.Context, sql string, args ...any) pgx.Row
+}
+
+// TxBeginner is a DB that can start a transaction (pool or tx).
+type TxBeginner interface {
+	DB
+	Begin(ctx context.Context) (pgx.Tx, error)
+}
+
+// ErrNotFound is returned when no record has the id; its text is RMB's 404 body.
+var ErrNotFound = errors.New("Not found")
+
+// Open connects a pool. maxConns ≤ 0 takes $MINIFOLIO_DB_POOL or 8: ten
+// module processes share one PostgreSQL, so each keeps a small pool.
+func Open(ctx context.Context, dsn string, maxConns int) (*pgxpool.Pool, error) {
+	cfg, err := pgxpool.ParseConfig(dsn)
+	if err != nil {
+		// pgx's message may quote the URL, password included: keep only the cause.
+		return nil, errors.New("invalid database URL (expected postgres://user:password@host:port/db)")
+	}
+	if maxConns <= 0 {
+		maxConns = 8
+		if v, err := strconv.Atoi(os.Getenv("MINIFOLIO_DB_POOL")); err == nil && v > 0 {
+			maxConns = v
+		}
+	}
+	cfg.MaxConns = int32(maxConns)
+	cfg.MaxConnIdleTime = 5 * time.Minute
+	pool, err := pgxpool.NewWithConfig(ctx, cfg)
+	if err != nil {
+		return nil, err
+	}
+	pctx, cancel := context.WithTimeout(ctx, 10*time.Second)
+	defer cancel()
+	if err := pool.Ping(pctx); err != nil {
+		pool.Close()
+		return nil, fmt.Errorf("cannot reach PostgreSQL at %s:%d: %s", cfg.ConnConfig.Host, cfg.ConnConfig.Port, pgErrText(err))
+	}
+	return pool, nil
+}
+
+// pgErrText strips pgx's connection prefix, which repeats host and user.
+func pgErrText(err error) string {
+	var pe *pgconn.PgError
+	if errors.As(err, &pe) {
+		return pe.Message
+	}
+	s := err.Error()
+	if i := strings.LastIndex(s, ": "); i >= 0 {
+		return s[i+2:]
+	}
+	return s
+}
+
+// IsUniqueViolation reports a unique-index violation and the index name
+// (e.g. "loan_itemid_idx_unique": an item already has an open loan).
+func IsUniqueViolation(err error) (index string, ok bool) {
+	var pe *pgconn.PgError
+	if errors.As(err, &pe) && pe.Code == "23505" {
+		return pe.ConstraintName, true
+	}
+	return "", false
+}
+
+// IsUndefinedTable reports a missing schema/table (tenant not created).
+func IsUndefinedTable(err error) bool {
+	var pe *pgconn.PgError
+	return errors.As(err, &pe) && (pe.Code == "42P01" || pe.Code == "3F000")
+}
+
+// Get returns the jsonb of one record, or ErrNotFound.
+func Get(ctx context.Context, db DB, tenant string, t *Table, id string) (json.RawMessage, error) {
+	var doc []byte
+	err := db.QueryRow(ctx, "SELECT jsonb FROM "+t.QualifiedName(tenant)+" WHERE id = $1", id).Scan(&doc)
+	if errors.Is(err, pgx.ErrNoRows) {
+		return nil, ErrNotFound
+	}
+	return doc, err
+}
+
+// GetForUpdate is Get with a row lock (FOR UPDATE), inside a transaction.
+func GetForUpdate(ctx context.Context, tx pgx.Tx, tenant string, t *Table, id string) (json.RawMessage, error) {
+	var doc []byte
+	err := tx.QueryRow(ctx, "SELECT jsonb FROM "+t.QualifiedName(tenant)+" WHERE id = $1 FOR UPDATE", id).Scan(&doc)
+	if errors.Is(err, pgx.ErrNoRows) {
+		return nil, ErrNotFound
+	}
+	return doc, err
+}
+
+// Insert stores doc (a JSON object whose "id" equals id).
+func Insert(ctx context.Context, db DB, tenant string, t *Table, id string, doc []byte) error {
+	_, err := db.Exec(ctx, "INSERT INTO "+t.QualifiedName(tenant)+" (id, jsonb) VALUES ($1, $2)", id, doc)
+	return err
+}
+
+// Update replaces the jsonb of id; ErrNotFound when there is no such record.
+func Update(ctx context.Context, db DB, tenant string, t *Table, id string, doc []byte) error {
+	tag, err := db.Exec(ctx, "UPDATE "+t.QualifiedName(tenant)+" SET jsonb = $2 WHERE id = $1", id, doc)
+	if err == nil && tag.RowsAffected() == 0 {
+		return ErrNotFound
+	}
+	return err
+}
+
+// Delete removes id; ErrNotFound when there is no such record.
+func Delete(ctx context.Context, db DB, tenant string, t *Table, id string) error {
+	tag, err := db.Exec(ctx, "DELETE FROM "+t.QualifiedName(tenant)+" WHERE id = $1", id)
+	if err == nil && tag.RowsAffected() == 0 {
+		return ErrNotFound
+	}
+	return err
+}
+
+// Page is one page of a collection GET.
+type Page struct {
+	Records []json.RawMessage
+	Total   int
+}
+
+// exactCountLimit: RMB counts exactly up to this many hits and estimates
+// beyond, so a CQL query matching a million items stays cheap.
+const exactCountLimit = 1000
+
+// Find runs a CQL query (RMB semantics, via package cql) and returns one page.
+// Fields without an index are logged with RMB's WARN line, because the
+// missing-index profile and its tests look for it in module logs.
+// A *QueryError means the client sent bad CQL (400).
+func Find(ctx context.Context, db DB, tenant string, t *Table, cqlQuery string, limit, offset int) (Page, error) {
+	tr, err := translate(t, cqlQuery)
+	if err != nil {
+		return Page{}, &QueryError{Msg: err.Error()}
+	}
+	for _, f := range tr.Unindexed {
+		slog.Warn("Doing SQL query without index for "+f, "table", t.Name, "cql", cqlQuery)
+	}
+	return FindWhere(ctx, db, tenant, t, tr.Where, tr.OrderBy, tr.Args, limit, offset)
+}
+
+// QueryError is a client error in a query (bad CQL); its message goes to the
+// client as RMB's 400 text/plain body.
+type QueryError struct{ Msg string }
+
+func (e *QueryError) Error() string { return e.Msg }
+
+// FindWhere is Find for SQL written by a module: where is a boolean SQL
+// expression on the table's columns (use $1.. for args), orderBy may be "".
+func FindWhere(ctx context.Context, db DB, tenant string, t *Table, where, orderBy string, args []any, limit, offset int) (Page, error) {
+	if where == "" {
+		where = "true"
+	}
+	from := " FROM " + t.QualifiedName(tenant) + " WHERE " + where
+	q := "SELECT jsonb" + from
+	if orderBy != "" {
+		q += " ORDER BY " + orderBy
+	}
+	n := len(args)
+	q += fmt.Sprintf(" LIMIT $%d OFFSET $%d", n+1, n+2)
+	rows, err := db.Query(ctx, q, append(append([]any{}, args...), limit, offset)...)
+	if err != nil {
+		return Page{}, err
+	}
+	recs, err := pgx.CollectRows(rows, func(r pgx.CollectableRow) (json.RawMessage, error) {
+		var b []byte
+		err := r.Scan(&b)
+		return b, err
+	})
+	if err != nil {
+		return Page{}, err
+	}
+	p := Page{Records: recs}
+	if recs == nil {
+		p.Records = []json.RawMessage{}
+	}
+	// The page itself proves the total when it is not full: skip the count.
+	if (len(recs) > 0 || offset == 0) && len(recs) < limit {
+		p.Total = offset + len(recs)
+		return p, nil
+	}
+	var cnt int
+	err = db.QueryRow(ctx, fmt.Sprintf("SELECT count(*) FROM (SELECT 1%s LIMIT %d) s", from, exactCountLimit), args...).Scan(&cnt)
+	if err != nil {
+		return Page{}, err
+	}
+	if cnt < exactCountLimit {
+		p.Total = cnt
+		return p, nil
+	}
+	p.Total, err = estimate(ctx, db, "SELECT 1"+from, args)
+	if p.Total < offset+len(recs) {
+		p.Total = offset + len(recs)
+	}
+	return p, err
+}
+
+// estimate is the planner's row estimate, as RMB's totalRecords beyond its
+// exact-count limit.
+func estimate(ctx context.Context, db DB, q string, args []any) (int, error) {
+	var plan []byte
+	if err := db.QueryRow(ctx, "EXPLAIN (FORMAT JSON) "+q, args...).Scan(&plan); err != nil {
+		return 0, err
+	}
+	var p []struct {
+		Plan struct {
+			Rows float64 `json:"Plan Rows"`
+		} `json:"Plan"`
+	}
+	if err := json.Unmarshal(plan, &p); err != nil || len(p) == 0 {
+		return 0, fmt.Errorf("reading plan estimate: %v", err)
+	}
+	return int(p[0].Plan.Rows), nil
+}
