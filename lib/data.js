@@ -1,0 +1,163 @@
+// Test data pools: which items a VU may check out or check in, which patrons it serves.
+// Pure: the SQL text, CSV parsing, partitioning and the per-VU pool live here; lib/k6/data.js runs
+// the SQL through k6/x/sql in setup() or loads the CSVs into a SharedArray.
+//
+// VUs never share an item: each VU gets a disjoint slice of the available and checked-out pools,
+// and an item it checks out moves to its own check-in pool (and back on check-in). So on a healthy
+// target no check-out hits "Item is already checked out" and functional errors stay at zero.
+
+/**
+ * The index-th of `parts` contiguous, disjoint slices of `pool`; together they cover it exactly.
+ * Sizes differ by at most one.
+ */
+export function partition(pool, parts, index) {
+  if (!Number.isInteger(parts) || parts < 1) throw new Error(`partition: parts must be a positive integer, got ${parts}`);
+  if (!Number.isInteger(index) || index < 0 || index >= parts) throw new Error(`partition: index ${index} outside 0..${parts - 1}`);
+  const n = pool.length;
+  const from = Math.floor((index * n) / parts);
+  const to = Math.floor(((index + 1) * n) / parts);
+  const out = [];
+  for (let i = from; i < to; i++) out.push(pool[i]);
+  return out;
+}
+
+/**
+ * PTF's CSVs (available.csv, checked_out.csv, user_barcodes.csv): one value per line, `;` or `,`
+ * delimited (first column used), no header. Blank lines, `#` comments and a header named like
+ * "barcode" are skipped; duplicates are dropped so partitions stay disjoint.
+ */
+export function parseCsvColumn(text) {
+  const seen = new Set();
+  const out = [];
+  for (const raw of String(text).split(/\r?\n/)) {
+    const line = raw.trim();
+    if (line === '' || line.startsWith('#')) continue;
+    const v = line.split(/[;,]/)[0].trim().replace(/^"(.*)"$/, '$1');
+    if (v === '' || /^(item_?|user_?)?barcodes?$/i.test(v)) continue;
+    if (seen.has(v)) continue;
+    seen.add(v);
+    out.push(v);
+  }
+  return out;
+}
+
+// Tenant ids are validated by lib/config.js (lower-case, digits, _), so they are safe in a schema
+// name; schema names cannot be bound parameters.
+function schema(tenant, module) {
+  if (!/^[a-z][a-z0-9_]{0,62}$/.test(tenant)) throw new Error(`invalid tenant id "${tenant}"`);
+  return `${tenant}_${module}`;
+}
+
+/**
+ * SQL against FOLIO's own tables (RMB layout: id uuid, jsonb), folio-api.md §5. Each query takes
+ * its limit as $1 (and the service point as $2 where noted), and returns one column.
+ */
+export function poolQueries(tenant) {
+  const inv = schema(tenant, 'mod_inventory_storage');
+  const circ = schema(tenant, 'mod_circulation_storage');
+  const users = schema(tenant, 'mod_users');
+  const fees = schema(tenant, 'mod_feesfines');
+  return {
+    // The service point most items are shelved under: checking in there leaves items Available
+    // (elsewhere FOLIO puts them In transit and they leave the pool).
+    homeServicePoint: `SELECT l.jsonb->>'primaryServicePoint' AS id, count(*) AS n
+      FROM ${inv}.item i JOIN ${inv}.location l ON l.id::text = i.jsonb->>'effectiveLocationId'
+      WHERE i.jsonb->'status'->>'name' = 'Available' AND l.jsonb->>'primaryServicePoint' IS NOT NULL
+      GROUP BY 1 ORDER BY 2 DESC, 1 LIMIT 1`,
+    anyServicePoint: `SELECT id::text AS id FROM ${inv}.service_point ORDER BY jsonb->>'code', id LIMIT 1`,
+    servicePointExists: `SELECT id::text AS id FROM ${inv}.service_point WHERE id::text = $1`,
+    // Available, with a barcode, no open loan, and (when $2 is given) shelved at that service point.
+    availableItems: `SELECT i.jsonb->>'barcode' AS barcode FROM ${inv}.item i
+      WHERE i.jsonb->'status'->>'name' = 'Available' AND coalesce(i.jsonb->>'barcode', '') <> ''
+        AND NOT EXISTS (SELECT 1 FROM ${circ}.loan l WHERE l.jsonb->>'itemId' = i.id::text AND lower(l.jsonb->'status'->>'name') = 'open')
+        AND ($2::text IS NULL OR i.jsonb->>'effectiveLocationId' IN
+             (SELECT id::text FROM ${inv}.location WHERE jsonb->>'primaryServicePoint' = $2::text))
+      ORDER BY i.jsonb->>'barcode' LIMIT $1`,
+    // Items with exactly the one open loan FOLIO allows, e.g. PTF's seeded loans.
+    checkedOutItems: `SELECT i.jsonb->>'barcode' AS barcode FROM ${circ}.loan l JOIN ${inv}.item i ON i.id::text = l.jsonb->>'itemId'
+      WHERE lower(l.jsonb->'status'->>'name') = 'open' AND coalesce(i.jsonb->>'barcode', '') <> ''
+      ORDER BY i.jsonb->>'barcode' LIMIT $1`,
+    // Active patrons with a barcode and no manual block (automated blocks are computed, not stored).
+    activeUsers: `SELECT u.jsonb->>'barcode' AS barcode FROM ${users}.users u
+      WHERE u.jsonb->>'active' = 'true' AND coalesce(u.jsonb->>'barcode', '') <> ''
+        AND NOT EXISTS (SELECT 1 FROM ${fees}.manualblocks b WHERE b.jsonb->>'userId' = u.id::text)
+      ORDER BY u.jsonb->>'barcode' LIMIT $1`,
+  };
+}
+
+/**
+ * How many VU slots to partition for: k6 numbers VUs 1..N across all scenarios, and never
+ * initialises more than the scenarios' VUs added up, so that sum is a safe upper bound of __VU.
+ */
+export function vuSlots(scenarios) {
+  let n = 0;
+  for (const s of Object.values(scenarios)) n += s.vus || s.maxVUs || Math.max(0, ...(s.stages || []).map((x) => x.target)) || 0;
+  return Math.max(1, n);
+}
+
+export function checkPools(pools) {
+  const problems = [];
+  if (!pools.users || pools.users.length === 0) problems.push('no active patron with a barcode and without a manual block');
+  if ((!pools.available || pools.available.length === 0) && (!pools.checkedOut || pools.checkedOut.length === 0)) {
+    problems.push('no available item and no item with an open loan');
+  }
+  return problems;
+}
+
+/**
+ * One VU's pools. Items move between `available` and `checkedOut` as the VU checks them out and in;
+ * an item whose transaction failed is dropped (its state is unknown; teardown cleans up loans).
+ */
+export class VuPool {
+  constructor({ available, checkedOut, users }) {
+    this.available = available.slice();
+    this.checkedOut = checkedOut.slice();
+    this.users = users.slice();
+    this.nextUser = 0;
+    this.dropped = 0;
+  }
+
+  // The transaction to run, given the drawn one: fall back to the other when its pool is empty.
+  choose(wanted) {
+    if (wanted === 'check-in' && this.checkedOut.length === 0 && this.available.length > 0) return 'check-out';
+    if (wanted === 'check-out' && this.available.length === 0 && this.checkedOut.length > 0) return 'check-in';
+    if (this.available.length === 0 && this.checkedOut.length === 0) return null;
+    return wanted;
+  }
+
+  takeForCheckOut() {
+    if (this.available.length === 0 || this.users.length === 0) return null;
+    const itemBarcode = this.available.shift();
+    const userBarcode = this.users[this.nextUser % this.users.length];
+    this.nextUser++;
+    return { itemBarcode, userBarcode };
+  }
+
+  takeForCheckIn() {
+    if (this.checkedOut.length === 0) return null;
+    return { itemBarcode: this.checkedOut.shift() };
+  }
+
+  checkedOutOk(itemBarcode) {
+    this.checkedOut.push(itemBarcode);
+  }
+
+  checkedInOk(itemBarcode) {
+    this.available.push(itemBarcode);
+  }
+
+  failed() {
+    this.dropped++;
+  }
+}
+
+// A VU's share of the run's pools. Users are partitioned only when there are enough of them;
+// patrons are not exclusive (a real desk serves one patron from several terminals).
+export function vuPool(pools, slots, vuIndex) {
+  const users = pools.users.length >= slots ? partition(pools.users, slots, vuIndex) : pools.users;
+  return new VuPool({
+    available: partition(pools.available, slots, vuIndex),
+    checkedOut: partition(pools.checkedOut, slots, vuIndex),
+    users: users.length ? users : pools.users,
+  });
+}

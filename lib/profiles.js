@@ -1,0 +1,86 @@
+// Load profiles (PROFILE): k6 scenarios, one per user count, run one after another and tagged
+// `vus` so the summary can print the release report's rows (1, 5, 8, 20 users). Every profile is
+// bounded in time. Pure.
+
+export class ProfileError extends Error {
+  constructor(message) {
+    super(message);
+    this.name = 'ProfileError';
+  }
+}
+
+// steps: user counts in order; duration: time at each count; think: default THINK for the profile.
+export const PROFILES = {
+  // Does the script work against this target at all? 1 user, no think time: many transactions in a minute.
+  smoke: { steps: [1], duration: '1m', gracefulStop: '10s', think: 'none', about: '1 VU for 1 min, no think time' },
+  // The report's shape, short enough to watch: 1, 5, 8, 20 users for 1 minute each.
+  demo: { steps: [1, 5, 8, 20], duration: '1m', gracefulStop: '15s', think: '500', about: '1, 5, 8, 20 VUs x 1 min, 0.5 s per think timer' },
+  // What PTF ran for every release report: 1, 5, 8, 20 users, 30 minutes each, PTF's think times.
+  ptf: { steps: [1, 5, 8, 20], duration: '30m', gracefulStop: '60s', think: 'ptf', about: '1, 5, 8, 20 VUs x 30 min, PTF think times' },
+  // PTF's longevity test: 20 users for 24 hours (leaks, slow degradation, token refresh).
+  longevity: { steps: [20], duration: '24h', gracefulStop: '60s', think: 'ptf', about: '20 VUs for 24 h, PTF think times' },
+  // Where does it saturate? Stepped 1 -> 25 users; PTF's first report found a knee near 10 users.
+  knee: { steps: [1, 3, 5, 8, 10, 12, 15, 20, 25], duration: '2m', gracefulStop: '15s', think: 'none', about: 'stepped 1 -> 25 VUs x 2 min, no think time' },
+};
+
+const DURATION = /^(\d+(\.\d+)?(ms|s|m|h))+$/;
+// Hard upper bound on any run so a typo (DURATION=300h) cannot leave load running for days.
+export const MAX_TOTAL_MS = 48 * 3600 * 1000;
+
+export function durationMs(text) {
+  if (typeof text !== 'string' || !DURATION.test(text)) return null;
+  let ms = 0;
+  for (const m of text.matchAll(/(\d+(?:\.\d+)?)(ms|s|m|h)/g)) {
+    ms += Number(m[1]) * { ms: 1, s: 1000, m: 60000, h: 3600000 }[m[2]];
+  }
+  return ms;
+}
+
+function fmt(ms) {
+  return `${Math.round(ms / 1000)}s`;
+}
+
+function parseVus(text) {
+  const parts = String(text).split(',').map((s) => s.trim());
+  const vus = parts.map(Number);
+  if (parts.some((p) => !/^\d+$/.test(p)) || vus.some((v) => v < 1 || v > 1000)) {
+    throw new ProfileError(`VUS "${text}" is not a user count or a comma list of them; fix: use e.g. VUS=10 or VUS=1,5,8,20 (1..1000)`);
+  }
+  return vus;
+}
+
+/**
+ * Scenarios for a profile.
+ * @param {string} name PROFILE (default smoke)
+ * @param {{vus?: string, duration?: string}} overrides VUS (one count or a comma list) and DURATION
+ *   (time at each user count)
+ * @returns {{name, steps, durationMs, think, scenarios, totalMs, about}}
+ */
+export function buildProfile(name, overrides = {}) {
+  const pname = name === undefined || name === '' ? 'smoke' : name;
+  const p = PROFILES[pname];
+  if (!p) throw new ProfileError(`PROFILE "${name}" is unknown; fix: use one of ${Object.keys(PROFILES).join(', ')}`);
+  const steps = overrides.vus ? parseVus(overrides.vus) : p.steps;
+  const dur = overrides.duration || p.duration;
+  const stepMs = durationMs(dur);
+  if (stepMs === null || stepMs < 1000) throw new ProfileError(`DURATION "${dur}" is not a duration of at least 1s; fix: use e.g. DURATION=90s, 5m or 1h30m`);
+  const graceMs = durationMs(p.gracefulStop);
+  const scenarios = {};
+  let start = 0;
+  for (const v of steps) {
+    // Each step waits for the previous one's graceful stop, so a row of the report has exactly
+    // its user count; the scenario tag `vus` labels every sample for the per-row sub-metrics.
+    const key = scenarios[`vus_${v}`] ? `vus_${v}_${start / 1000}` : `vus_${v}`;
+    scenarios[key] = {
+      executor: 'constant-vus',
+      vus: v,
+      duration: fmt(stepMs),
+      startTime: fmt(start),
+      gracefulStop: p.gracefulStop,
+      tags: { vus: String(v) },
+    };
+    start += stepMs + graceMs;
+  }
+  if (start > MAX_TOTAL_MS) throw new ProfileError(`PROFILE ${pname} with DURATION=${dur} would run ${Math.round(start / 3600000)} h; fix: keep a run under 48 h`);
+  return { name: pname, steps, durationMs: stepMs, think: p.think, scenarios, totalMs: start, about: p.about };
+}
