@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/folio-perf/folio-perf/minifolio/internal/cql"
 	"github.com/jackc/pgx/v5"
 )
 
@@ -24,9 +25,7 @@ func RefreshTokensTable(tenant string) string {
 var globalDDL = []string{
 	`CREATE EXTENSION IF NOT EXISTS unaccent`,
 	`CREATE EXTENSION IF NOT EXISTS pg_trgm`,
-	`CREATE OR REPLACE FUNCTION public.f_unaccent(text) RETURNS text
-	   AS $$ SELECT public.unaccent('public.unaccent', $1) $$
-	   LANGUAGE sql IMMUTABLE PARALLEL SAFE STRICT`,
+	cql.UnaccentFunctionSQL,
 	`CREATE SCHEMA IF NOT EXISTS okapi`,
 	`CREATE TABLE IF NOT EXISTS okapi.tenants (id text PRIMARY KEY, jsonb jsonb NOT NULL)`,
 }
@@ -70,7 +69,8 @@ func IndexDDL(tenant string, t *Table) []string {
 		if ix.Where != "" {
 			where = " WHERE " + ix.Where
 		}
-		out = append(out, fmt.Sprintf("CREATE %sINDEX IF NOT EXISTS %s ON %s (%s)%s",
+		// text_pattern_ops serves both = and the LIKE of right truncation (abc*).
+		out = append(out, fmt.Sprintf("CREATE %sINDEX IF NOT EXISTS %s ON %s ((%s) text_pattern_ops)%s",
 			u, t.IndexName(ix), q, FieldExpr(ix.Field), where))
 	}
 	for _, f := range t.FKs {
