@@ -1,0 +1,58 @@
+// Package cql parses CQL the way cql-java does and translates it to
+// PostgreSQL with the semantics of RMB (raml-module-builder), the storage
+// layer of FOLIO's storage modules, for tables of the shape
+// (id uuid, jsonb jsonb) plus uuid foreign-key columns.
+//
+// API:
+//
+//	Parse(query string) (*Query, error)          // cql-java's grammar; *Error on bad syntax
+//	(*Query).String() string                     // canonical CQL; Parse(q.String()) gives the same tree
+//	Translate(q *Query, t Table, firstArg int) (SQL, error)
+//	ToSQL(query string, t Table, firstArg int) (SQL, error)
+//	FieldExpr(path string) string                // the expression an index must be built on
+//	IndexDDL(schema, table, path string, unique bool) string
+//	UnaccentFunctionSQL                          // creates public.f_unaccent (run once per database)
+//
+// Every error (syntax or semantics) is a *Error whose message reads like
+// cql-java's or RMB's; a storage module answers it with 400 text/plain.
+// Nothing here panics, whatever the input (FuzzParse checks).
+//
+// Translation, by relation, for a JSON field f (path "a.b" → jsonb->'a'->>'b'):
+//
+//   - Values are always bound parameters; field names are written into the
+//     SQL (they must equal the index expression) and are limited to
+//     letters, digits, _ and - separated by dots.
+//   - Matching is on FieldExpr(f) = lower(public.f_unaccent(jsonb->...)),
+//     RMB's default index settings (caseSensitive=false, removeAccents=true);
+//     the bound value is folded the same way in SQL.
+//   - f == v: equality; with * or ? (unescaped) a LIKE with % and _
+//     (literal % _ \ escaped). f <> v: the negation (records lacking f do
+//     not match, SQL NULL).
+//   - f = v, adj, all, any: word matching approximated with a regular
+//     expression: words are runs between non-alphanumeric characters; =/adj
+//     want the term's words adjacent and in order, all each of them, any
+//     one of them. RMB uses a full-text index there; the regex gives the
+//     same answers on ordinary values without needing one. f = "" matches
+//     records that have f.
+//   - < <= > >=: a plain decimal compares as a JSON number, anything else as
+//     folded text (ISO dates order correctly).
+//   - id and the foreign-key columns of Table.Columns use the uuid column:
+//     =, ==, adj, all mean equality; any is a set of UUIDs. A value that is
+//     not a UUID matches nothing (<> matches every row), the way RMB
+//     answers PTF's id=="<barcode>" user lookup; with < > it is a 400.
+//     Right truncation (id=="1234*") is a range on the uuid index.
+//   - cql.allRecords=1 is TRUE; and/or are AND/OR; "a not b" is
+//     a AND NOT b (a record lacking b's field counts as not matching b).
+//     prox, ^ anchoring, relation and boolean modifiers (=/number …),
+//     cql.serverChoice (a term with no index) are rejected with *Error.
+//   - sortby f[/sort.ascending|/sort.descending]: JSON numbers first by
+//     value, then the folded text, so request positions sort 9 < 10.
+//
+// Translate reports, in SQL.Unindexed, the JSON fields queried that
+// Table.Indexed does not list, so the caller can log RMB's
+// "Doing SQL query without index for <field>" warning.
+//
+// The generated SQL calls public.f_unaccent, an IMMUTABLE wrapper of the
+// unaccent extension (RMB defines the same): the storage layer must run
+// UnaccentFunctionSQL before creating indexes or querying.
+package cql

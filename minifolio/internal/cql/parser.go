@@ -1,0 +1,255 @@
+package cql
+
+import (
+	"fmt"
+	"strings"
+)
+
+// Error is a CQL syntax or translation error. Its message follows
+// cql-java / RMB wording; storage modules answer it with 400 and the
+// message as the body, never 500.
+type Error struct {
+	Msg string
+	Pos int // byte offset in the query where the problem was seen, -1 if unknown
+}
+
+func (e *Error) Error() string { return e.Msg }
+
+func errorf(pos int, format string, args ...any) *Error {
+	return &Error{Msg: fmt.Sprintf(format, args...), Pos: pos}
+}
+
+// Node is a parsed CQL query tree: a *Term or a *Boolean.
+type Node interface{ node() }
+
+// Modifier is a relation, boolean or sort modifier: "/name" or "/name=value".
+type Modifier struct {
+	Name  string // lower-cased, as cql-java stores it
+	Op    string // "" for a bare modifier, else the comparison, e.g. "="
+	Value string
+}
+
+// Term is a search clause: index relation term.
+type Term struct {
+	Index     string
+	Relation  string // "=", "==", "<>", "<", "<=", ">", ">=", or a word relation lower-cased ("all", "any", "adj", …)
+	Modifiers []Modifier
+	Value     string // the term, escapes processed as the lexer documents
+}
+
+// Boolean joins two sub-queries. Op is "and", "or", "not" or "prox".
+type Boolean struct {
+	Op          string
+	Modifiers   []Modifier
+	Left, Right Node
+}
+
+func (*Term) node()    {}
+func (*Boolean) node() {}
+
+// SortKey is one key of a sortby clause.
+type SortKey struct {
+	Index     string
+	Modifiers []Modifier
+}
+
+// Query is a parsed CQL query with its optional sortby clause.
+type Query struct {
+	Root Node
+	Sort []SortKey
+}
+
+// maxDepth bounds parenthesis nesting: cql-java dies with a
+// StackOverflowError on deep nesting; we return a clean 400 instead.
+const maxDepth = 200
+
+type parser struct {
+	lx    *lexer
+	depth int
+}
+
+// Parse parses a CQL query like cql-java's CQLParser (CQL 1.2): booleans
+// and/or/not/prox are left-associative with equal precedence, an unquoted
+// run of words is one term, "index rel (subquery)" lets the sub-query's
+// own index win, and leftover tokens are "junk after end".
+func Parse(src string) (*Query, error) {
+	p := &parser{lx: newLexer(src)}
+	if err := p.lx.next(); err != nil {
+		return nil, err
+	}
+	if p.lx.kind == tokGT {
+		return nil, errorf(p.lx.at, "prefix assignments (>) are not supported")
+	}
+	root, err := p.query("cql.serverChoice", "=", nil)
+	if err != nil {
+		return nil, err
+	}
+	q := &Query{Root: root}
+	if p.lx.kind == tokSortby {
+		if err := p.lx.next(); err != nil {
+			return nil, err
+		}
+		for p.lx.kind != tokEOF {
+			idx, err := p.symbol("sort index")
+			if err != nil {
+				return nil, err
+			}
+			mods, err := p.modifiers()
+			if err != nil {
+				return nil, err
+			}
+			q.Sort = append(q.Sort, SortKey{Index: idx, Modifiers: mods})
+		}
+		if len(q.Sort) == 0 {
+			return nil, errorf(p.lx.at, "no sort keys")
+		}
+	}
+	if p.lx.kind != tokEOF {
+		return nil, errorf(p.lx.at, "junk after end: %s", p.lx.render())
+	}
+	return q, nil
+}
+
+func (p *parser) query(index, rel string, mods []Modifier) (Node, error) {
+	left, err := p.term(index, rel, mods)
+	if err != nil {
+		return nil, err
+	}
+	for p.lx.kind != tokEOF && p.lx.kind != tokRParen && p.lx.kind != tokSortby {
+		var op string
+		switch p.lx.kind {
+		case tokAnd, tokOr, tokNot, tokProx:
+			op = kindText[p.lx.kind]
+		default:
+			return nil, errorf(p.lx.at, "expected boolean, got %s", p.lx.render())
+		}
+		if err := p.lx.next(); err != nil {
+			return nil, err
+		}
+		bmods, err := p.modifiers()
+		if err != nil {
+			return nil, err
+		}
+		right, err := p.term(index, rel, mods)
+		if err != nil {
+			return nil, err
+		}
+		left = &Boolean{Op: op, Modifiers: bmods, Left: left, Right: right}
+	}
+	return left, nil
+}
+
+func (p *parser) term(index, rel string, mods []Modifier) (Node, error) {
+	for {
+		switch p.lx.kind {
+		case tokLParen:
+			at := p.lx.at
+			if p.depth++; p.depth > maxDepth {
+				return nil, errorf(at, "query nested deeper than %d parentheses", maxDepth)
+			}
+			if err := p.lx.next(); err != nil {
+				return nil, err
+			}
+			n, err := p.query(index, rel, mods)
+			if err != nil {
+				return nil, err
+			}
+			if p.lx.kind != tokRParen {
+				return nil, errorf(p.lx.at, "expected ')', got %s", p.lx.render())
+			}
+			p.depth--
+			return n, p.lx.next()
+		case tokGT:
+			return nil, errorf(p.lx.at, "prefix assignments (>) are not supported")
+		}
+		word, err := p.symbol("index or term")
+		if err != nil {
+			return nil, err
+		}
+		// cql-java joins an unquoted run of words into one term.
+		for p.lx.kind == tokWord && !p.isRelation() {
+			word += " " + p.lx.val
+			if err := p.lx.next(); err != nil {
+				return nil, err
+			}
+		}
+		if !p.isRelation() {
+			return &Term{Index: index, Relation: rel, Modifiers: mods, Value: word}, nil
+		}
+		index = word
+		rel = kindText[p.lx.kind]
+		if p.lx.kind == tokWord {
+			rel = strings.ToLower(p.lx.val)
+		}
+		if err := p.lx.next(); err != nil {
+			return nil, err
+		}
+		if mods, err = p.modifiers(); err != nil {
+			return nil, err
+		}
+	}
+}
+
+// isRelation is cql-java's test: a symbolic comparison, or a word that is
+// one of the named relations or contains a dot (a prefixed relation).
+func (p *parser) isRelation() bool {
+	switch p.lx.kind {
+	case tokEQ, tokEQEQ, tokNE, tokLT, tokLE, tokGT, tokGE:
+		return true
+	case tokWord:
+		switch strings.ToLower(p.lx.val) {
+		case "any", "all", "adj", "within", "encloses", "exact":
+			return true
+		}
+		return strings.Contains(p.lx.val, ".")
+	}
+	return false
+}
+
+func (p *parser) isComparison() bool {
+	switch p.lx.kind {
+	case tokEQ, tokEQEQ, tokNE, tokLT, tokLE, tokGT, tokGE:
+		return true
+	}
+	return false
+}
+
+// symbol accepts a word, a quoted string or a keyword used as a plain word
+// (cql-java lets "and", "sortby", … be indexes or terms).
+func (p *parser) symbol(expected string) (string, error) {
+	switch p.lx.kind {
+	case tokWord, tokString, tokAnd, tokOr, tokNot, tokProx, tokSortby:
+		v := p.lx.val
+		return v, p.lx.next()
+	}
+	return "", errorf(p.lx.at, "expected %s, got %s", expected, p.lx.render())
+}
+
+func (p *parser) modifiers() ([]Modifier, error) {
+	var mods []Modifier
+	for p.lx.kind == tokSlash {
+		if err := p.lx.next(); err != nil {
+			return nil, err
+		}
+		if p.lx.kind != tokWord {
+			return nil, errorf(p.lx.at, "expected modifier, got %s", p.lx.render())
+		}
+		m := Modifier{Name: strings.ToLower(p.lx.val)}
+		if err := p.lx.next(); err != nil {
+			return nil, err
+		}
+		if p.isComparison() {
+			m.Op = kindText[p.lx.kind]
+			if err := p.lx.next(); err != nil {
+				return nil, err
+			}
+			v, err := p.symbol("modifier value")
+			if err != nil {
+				return nil, err
+			}
+			m.Value = v
+		}
+		mods = append(mods, m)
+	}
+	return mods, nil
+}

@@ -1,0 +1,396 @@
+package cql
+
+import (
+	"fmt"
+	"sort"
+	"strings"
+)
+
+// Table describes the RMB table, (id uuid, jsonb jsonb) plus one uuid
+// column per declared foreign key, that a query runs against.
+type Table struct {
+	Name    string            // used in messages only
+	Columns map[string]string // CQL index → uuid column of a declared foreign key ("holdingsRecordId" → "holdingsrecordid"); "id" → "id" is implicit
+	Indexed map[string]bool   // CQL indexes that have an index on FieldExpr(index) (see IndexDDL)
+}
+
+// SQL is a translated query. Where and OrderBy are fragments without the
+// WHERE / ORDER BY keywords; Args bind $firstArg, $firstArg+1, … in order.
+type SQL struct {
+	Where     string
+	OrderBy   string // "" when the query has no sortby
+	Args      []any  // always strings
+	Unindexed []string
+}
+
+// ToSQL parses and translates in one step.
+func ToSQL(query string, t Table, firstArg int) (SQL, error) {
+	q, err := Parse(query)
+	if err != nil {
+		return SQL{}, err
+	}
+	return Translate(q, t, firstArg)
+}
+
+// Translate turns a parsed query into SQL for table t. Placeholders start
+// at $firstArg (≥ 1) so the caller can append LIMIT/OFFSET parameters
+// after len(Args). Unindexed lists, sorted and without repeats, the
+// JSON fields queried that t.Indexed does not cover: the caller logs
+// RMB's "Doing SQL query without index for <field>" for each.
+func Translate(q *Query, t Table, firstArg int) (SQL, error) {
+	if firstArg < 1 {
+		firstArg = 1
+	}
+	tr := &translator{t: t, next: firstArg, unindexed: map[string]bool{}}
+	where, err := tr.node(q.Root)
+	if err != nil {
+		return SQL{}, err
+	}
+	out := SQL{Where: where, Args: tr.args}
+	var keys []string
+	for _, k := range q.Sort {
+		s, err := tr.sortKey(k)
+		if err != nil {
+			return SQL{}, err
+		}
+		keys = append(keys, s)
+	}
+	out.OrderBy = strings.Join(keys, ", ")
+	for f := range tr.unindexed {
+		out.Unindexed = append(out.Unindexed, f)
+	}
+	sort.Strings(out.Unindexed)
+	return out, nil
+}
+
+// FieldExpr is the SQL expression a CQL index is matched on: RMB's default
+// index settings (caseSensitive=false, removeAccents=true). The storage
+// layer must index exactly this expression for PostgreSQL to use it.
+// path must be a valid index name (letters, digits, _ and -, dot-separated).
+func FieldExpr(path string) string {
+	return "lower(public.f_unaccent(" + jsonText(path) + "))"
+}
+
+// IndexDDL creates the b-tree index the translator's ==, <> and prefix
+// (abc*) matches use. text_pattern_ops serves both = and LIKE 'abc%'
+// under any collation. Schema and table are written as given.
+func IndexDDL(schema, table, path string, unique bool) string {
+	u := ""
+	if unique {
+		u = "UNIQUE "
+	}
+	name := strings.ToLower(table + "_" + strings.NewReplacer(".", "_", "-", "_").Replace(path) + "_idx")
+	return fmt.Sprintf("CREATE %sINDEX IF NOT EXISTS %s ON %s.%s ((%s) text_pattern_ops)", u, name, schema, table, FieldExpr(path))
+}
+
+// UnaccentFunctionSQL creates public.f_unaccent, the IMMUTABLE wrapper of
+// unaccent that RMB also creates: unaccent itself is only STABLE (it reads
+// its dictionary through search_path), so PostgreSQL refuses it in an
+// index expression. Needs the unaccent extension in schema public. Safe to
+// run concurrently and repeatedly.
+const UnaccentFunctionSQL = `DO $do$ BEGIN
+  CREATE FUNCTION public.f_unaccent(text) RETURNS text
+    LANGUAGE sql IMMUTABLE PARALLEL SAFE STRICT
+    AS $f$ SELECT public.unaccent('public.unaccent'::regdictionary, $1) $f$;
+EXCEPTION WHEN duplicate_function OR unique_violation THEN NULL;
+END $do$`
+
+// jsonText is jsonb->'a'->>'b' for "a.b"; jsonValue is jsonb->'a'->'b'.
+func jsonText(path string) string {
+	segs := strings.Split(path, ".")
+	var b strings.Builder
+	b.WriteString("jsonb")
+	for i, s := range segs {
+		if i == len(segs)-1 {
+			b.WriteString("->>'")
+		} else {
+			b.WriteString("->'")
+		}
+		b.WriteString(strings.ReplaceAll(s, "'", "''"))
+		b.WriteByte('\'')
+	}
+	return b.String()
+}
+
+func jsonValue(path string) string {
+	var b strings.Builder
+	b.WriteString("jsonb")
+	for _, s := range strings.Split(path, ".") {
+		b.WriteString("->'")
+		b.WriteString(strings.ReplaceAll(s, "'", "''"))
+		b.WriteByte('\'')
+	}
+	return b.String()
+}
+
+type translator struct {
+	t         Table
+	next      int
+	args      []any
+	unindexed map[string]bool
+}
+
+func (tr *translator) bind(v string) string {
+	tr.args = append(tr.args, v)
+	tr.next++
+	return fmt.Sprintf("$%d", tr.next-1)
+}
+
+// folded binds v and applies the same case/accent folding as FieldExpr.
+func (tr *translator) folded(v string) string {
+	return "lower(public.f_unaccent(" + tr.bind(v) + "))"
+}
+
+func (tr *translator) node(n Node) (string, error) {
+	switch n := n.(type) {
+	case *Term:
+		return tr.term(n)
+	case *Boolean:
+		if n.Op == "prox" {
+			return "", errorf(-1, "prox is not supported")
+		}
+		if len(n.Modifiers) > 0 {
+			return "", errorf(-1, "unsupported boolean modifier: /%s", n.Modifiers[0].Name)
+		}
+		l, err := tr.node(n.Left)
+		if err != nil {
+			return "", err
+		}
+		r, err := tr.node(n.Right)
+		if err != nil {
+			return "", err
+		}
+		switch n.Op {
+		case "and":
+			return "(" + l + " AND " + r + ")", nil
+		case "or":
+			return "(" + l + " OR " + r + ")", nil
+		default:
+			// NULL (a missing field) must count as "does not match" so
+			// that NOT keeps the records that lack the field.
+			return "(" + l + " AND NOT COALESCE(" + r + ", FALSE))", nil
+		}
+	}
+	return "", errorf(-1, "empty query")
+}
+
+var relations = map[string]bool{"=": true, "==": true, "<>": true, "<": true, "<=": true, ">": true, ">=": true,
+	"all": true, "any": true, "adj": true}
+
+func (tr *translator) term(n *Term) (string, error) {
+	idx := strings.ToLower(n.Index)
+	switch {
+	case idx == "cql.allrecords":
+		return "TRUE", nil
+	case idx == "cql.serverchoice":
+		return "", errorf(-1, "cql.serverChoice requested, but no serverChoiceIndexes defined: %s", n.Value)
+	case strings.HasPrefix(idx, "cql."):
+		return "", errorf(-1, "unsupported index: %s", n.Index)
+	case !pathRe.MatchString(n.Index):
+		return "", errorf(-1, "invalid index name: %q", n.Index)
+	}
+	if !relations[n.Relation] {
+		return "", errorf(-1, "unsupported relation: %s", n.Relation)
+	}
+	if len(n.Modifiers) > 0 {
+		return "", errorf(-1, "unsupported relation modifier: %s/%s", n.Relation, n.Modifiers[0].Name)
+	}
+	if col, ok := tr.column(n.Index); ok {
+		return tr.uuidTerm(col, n)
+	}
+	ps, err := parts(n.Value, -1)
+	if err != nil {
+		return "", err
+	}
+	if !tr.t.Indexed[n.Index] {
+		tr.unindexed[n.Index] = true
+	}
+	field := FieldExpr(n.Index)
+	switch n.Relation {
+	case "==", "<>":
+		op, like := "=", "LIKE"
+		if n.Relation == "<>" {
+			op, like = "<>", "NOT LIKE"
+		}
+		if hasWildcard(ps) {
+			return field + " " + like + " " + tr.folded(likePattern(ps)), nil
+		}
+		return field + " " + op + " " + tr.folded(literal(ps)), nil
+	case "<", "<=", ">", ">=":
+		if hasWildcard(ps) {
+			return "", errorf(-1, "wildcards are not allowed with %s: %s", n.Relation, n.Value)
+		}
+		v := literal(ps)
+		if numberRe.MatchString(v) {
+			// Numbers compare as JSON numbers (10 > 9), not as text.
+			return jsonValue(n.Index) + " " + n.Relation + " " + tr.bind(v) + "::text::jsonb", nil
+		}
+		return field + " " + n.Relation + " " + tr.folded(v), nil
+	}
+	return tr.wordTerm(field, n)
+}
+
+// wordTerm is =, adj, all and any on a string field: RMB matches words
+// (full-text) there. Without a full-text index we approximate with a
+// regular expression on the folded field: a word is a run between
+// non-alphanumeric characters, "=" / adj want the words adjacent and in
+// order, all wants each word somewhere, any at least one. * and ? inside
+// a word match alphanumerics only. An empty term matches every record
+// that has the field, as in RMB.
+func (tr *translator) wordTerm(field string, n *Term) (string, error) {
+	ws := words(n.Value)
+	if len(ws) == 0 {
+		return field + " IS NOT NULL", nil
+	}
+	var pats []string
+	for _, w := range ws {
+		p, err := tr.wordRegex(w)
+		if err != nil {
+			return "", err
+		}
+		pats = append(pats, p)
+	}
+	match := func(body string) string {
+		return field + " ~ ('(^|[^[:alnum:]])' || " + body + " || '($|[^[:alnum:]])')"
+	}
+	switch n.Relation {
+	case "all", "any":
+		var conds []string
+		for _, p := range pats {
+			conds = append(conds, match(p))
+		}
+		if len(conds) == 1 {
+			return conds[0], nil
+		}
+		op := " AND "
+		if n.Relation == "any" {
+			op = " OR "
+		}
+		return "(" + strings.Join(conds, op) + ")", nil
+	}
+	return match(strings.Join(pats, " || '[^[:alnum:]]+' || ")), nil
+}
+
+// wordRegex builds the SQL expression for one word's regular expression.
+// Literal pieces are bound, folded like the field and then escaped inside
+// PostgreSQL: escaping after folding keeps characters that unaccent
+// expands (⒜ → "(a)") literal.
+func (tr *translator) wordRegex(w string) (string, error) {
+	ps, err := parts(w, -1)
+	if err != nil {
+		return "", err
+	}
+	var segs []string
+	for _, p := range ps {
+		switch p.wild {
+		case '*':
+			segs = append(segs, "'[[:alnum:]]*'")
+		case '?':
+			segs = append(segs, "'[[:alnum:]]'")
+		default:
+			segs = append(segs, "regexp_replace("+tr.folded(p.lit)+", '([^[:alnum:]])', '\\\\\\1', 'g')")
+		}
+	}
+	return strings.Join(segs, " || "), nil
+}
+
+func (tr *translator) column(index string) (string, bool) {
+	if index == "id" {
+		return "id", true
+	}
+	col, ok := tr.t.Columns[index]
+	return col, ok
+}
+
+// uuidTerm matches the id column or a foreign-key column. As in RMB, =
+// (and adj/all) behave like ==, and a term that is not a UUID matches no
+// record instead of failing: PTF's user lookup sends id=="<barcode>"
+// ORed with barcode=="<barcode>" and expects the barcode to match.
+// <> with a non-UUID matches every record that has the column set.
+// Right truncation (id=="12ab*") is an index range; other wildcards fall
+// back to a LIKE on the text form.
+func (tr *translator) uuidTerm(col string, n *Term) (string, error) {
+	ps, err := parts(strings.TrimSpace(n.Value), -1)
+	if err != nil {
+		return "", err
+	}
+	if n.Relation == "any" {
+		var conds []string
+		for _, w := range words(n.Value) {
+			if uuidRe.MatchString(w) {
+				conds = append(conds, col+" = "+tr.bind(strings.ToLower(w)))
+			}
+		}
+		switch len(conds) {
+		case 0:
+			return "FALSE", nil
+		case 1:
+			return conds[0], nil
+		}
+		return "(" + strings.Join(conds, " OR ") + ")", nil
+	}
+	v := literal(ps)
+	if hasWildcard(ps) {
+		if n.Relation != "=" && n.Relation != "==" && n.Relation != "<>" {
+			return "", errorf(-1, "wildcards are not allowed with %s on %s: %s", n.Relation, n.Index, n.Value)
+		}
+		cond := ""
+		if len(ps) == 1 {
+			cond = col + " IS NOT NULL" // a lone *
+		} else if last := ps[len(ps)-1]; len(ps) == 2 && last.wild == '*' {
+			if lo, hi, ok := uuidRange(ps[0].lit); ok {
+				cond = col + " BETWEEN " + tr.bind(lo) + " AND " + tr.bind(hi)
+			} else {
+				cond = "FALSE"
+			}
+		} else {
+			cond = col + "::text LIKE lower(" + tr.bind(likePattern(ps)) + ")"
+		}
+		if n.Relation == "<>" {
+			return "(" + col + " IS NOT NULL AND NOT " + cond + ")", nil
+		}
+		return cond, nil
+	}
+	valid := uuidRe.MatchString(v)
+	switch n.Relation {
+	case "<>":
+		if !valid {
+			return col + " IS NOT NULL", nil
+		}
+		return col + " <> " + tr.bind(strings.ToLower(v)), nil
+	case "<", "<=", ">", ">=":
+		if !valid {
+			return "", errorf(-1, "Invalid UUID format of id, should be xxxxxxxx-xxxx-xxxx-xxxx-xxxxxxxxxxxx: %s %s %s", n.Index, n.Relation, v)
+		}
+		return col + " " + n.Relation + " " + tr.bind(strings.ToLower(v)), nil
+	}
+	if !valid {
+		return "FALSE", nil
+	}
+	return col + " = " + tr.bind(strings.ToLower(v)), nil
+}
+
+// sortKey orders by the folded text like RMB; a numeric JSON value sorts
+// first by its number so that request positions 9 < 10.
+func (tr *translator) sortKey(k SortKey) (string, error) {
+	dir := ""
+	for _, m := range k.Modifiers {
+		switch m.Name {
+		case "sort.ascending":
+			dir = ""
+		case "sort.descending":
+			dir = " DESC"
+		default:
+			return "", errorf(-1, "unsupported sort modifier: %s/%s", k.Index, m.Name)
+		}
+	}
+	if col, ok := tr.column(k.Index); ok {
+		return col + dir, nil
+	}
+	if strings.HasPrefix(strings.ToLower(k.Index), "cql.") || !pathRe.MatchString(k.Index) {
+		return "", errorf(-1, "invalid sort index: %q", k.Index)
+	}
+	v := jsonValue(k.Index)
+	return "(CASE WHEN jsonb_typeof(" + v + ") = 'number' THEN (" + v + ")::numeric END)" + dir + ", " +
+		FieldExpr(k.Index) + dir, nil
+}

@@ -1,0 +1,87 @@
+package cql
+
+import "strings"
+
+// String renders the query back to CQL in a canonical form (every term
+// quoted, every boolean operand parenthesised) that Parse reads back to
+// the same tree; the fuzz test holds it to that.
+func (q *Query) String() string {
+	var b strings.Builder
+	writeNode(&b, q.Root)
+	if len(q.Sort) > 0 {
+		b.WriteString(" sortby")
+		for _, k := range q.Sort {
+			b.WriteByte(' ')
+			b.WriteString(quoteSymbol(k.Index))
+			writeModifiers(&b, k.Modifiers)
+		}
+	}
+	return b.String()
+}
+
+func writeNode(b *strings.Builder, n Node) {
+	switch n := n.(type) {
+	case *Term:
+		b.WriteString(quoteSymbol(n.Index))
+		b.WriteByte(' ')
+		b.WriteString(n.Relation)
+		writeModifiers(b, n.Modifiers)
+		b.WriteByte(' ')
+		b.WriteString(quoteTerm(n.Value))
+	case *Boolean:
+		b.WriteByte('(')
+		writeNode(b, n.Left)
+		b.WriteString(") ")
+		b.WriteString(n.Op)
+		writeModifiers(b, n.Modifiers)
+		b.WriteString(" (")
+		writeNode(b, n.Right)
+		b.WriteByte(')')
+	}
+}
+
+func writeModifiers(b *strings.Builder, mods []Modifier) {
+	for _, m := range mods {
+		b.WriteByte('/')
+		b.WriteString(m.Name)
+		if m.Op != "" {
+			b.WriteString(m.Op)
+			b.WriteString(quoteSymbol(m.Value))
+		}
+	}
+}
+
+// quoteSymbol leaves a plain word (an index such as status.name) bare and
+// quotes anything the lexer would split or read as a keyword.
+func quoteSymbol(s string) string {
+	if s == "" || strings.ContainsAny(s, "()/<>= \t\r\n\"\\") {
+		return quoteTerm(s)
+	}
+	switch strings.ToLower(s) {
+	case "and", "or", "not", "prox", "sortby":
+		return quoteTerm(s)
+	}
+	return s
+}
+
+// quoteTerm quotes a term in its lexed form: backslash pairs (\* \? \^
+// \\) are copied as they are and a double quote is escaped.
+func quoteTerm(s string) string {
+	var b strings.Builder
+	b.WriteByte('"')
+	for i := 0; i < len(s); i++ {
+		switch {
+		case s[i] == '\\' && i+1 < len(s) && strings.IndexByte(`*?^\`, s[i+1]) >= 0:
+			b.WriteString(s[i : i+2])
+			i++
+		case s[i] == '\\':
+			b.WriteString(`\\`) // not lexer output; keep the backslash literal
+		case s[i] == '"':
+			b.WriteString(`\"`)
+		default:
+			b.WriteByte(s[i])
+		}
+	}
+	b.WriteByte('"')
+	return b.String()
+}
