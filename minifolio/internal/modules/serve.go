@@ -1,10 +1,25 @@
-// Package modules holds minifolio's business modules. PLACEHOLDER: replaced by
-// the modules work (issue 3); kept only so the CLI compiles meanwhile.
+// Package modules holds minifolio's FOLIO modules: each one's HTTP routes
+// (generic RMB-like storage collections from package storage plus the
+// module-specific business endpoints), the release-profile mechanisms that
+// act inside a module (service time, patron-block rebuilds, dropped indexes,
+// the leak) and the gateway client modules use to call each other.
 package modules
 
 import (
 	"context"
 	"errors"
+	"fmt"
+	"log/slog"
+	"net"
+	"net/http"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/folio-perf/folio-perf/minifolio/internal/catalog"
+	"github.com/folio-perf/folio-perf/minifolio/internal/profile"
+	"github.com/folio-perf/folio-perf/minifolio/internal/storage"
+	"github.com/jackc/pgx/v5/pgxpool"
 )
 
 // Config is what `minifolio serve --module <name>` passes to a module process.
@@ -18,5 +33,223 @@ type Config struct {
 
 // Serve runs one module until ctx is cancelled.
 func Serve(ctx context.Context, cfg Config) error {
-	return errors.New("modules.Serve: not implemented yet")
+	prof, err := profile.Load(profile.Dir(), cfg.Profile)
+	if err != nil {
+		return err
+	}
+	var pool *pgxpool.Pool
+	if m, ok := catalog.ByName(cfg.Name); ok && len(storage.ForSchema(m.Schema)) > 0 {
+		if pool, err = storage.Open(ctx, cfg.DB, 0); err != nil {
+			return err
+		}
+		defer pool.Close()
+	}
+	h, err := Handler(cfg, pool, prof)
+	if err != nil {
+		return err
+	}
+	ln, err := net.Listen("tcp", cfg.Addr)
+	if err != nil {
+		return fmt.Errorf("%s cannot listen on %s: %v", cfg.Name, cfg.Addr, err)
+	}
+	srv := &http.Server{Handler: h, ReadHeaderTimeout: 10 * time.Second, IdleTimeout: 120 * time.Second}
+	done := make(chan error, 1)
+	go func() { done <- srv.Serve(ln) }()
+	slog.Info("module started", "module", cfg.Name, "addr", ln.Addr().String(), "profile", prof.Name)
+	select {
+	case err := <-done:
+		return err
+	case <-ctx.Done():
+		sctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+		defer cancel()
+		_ = srv.Shutdown(sctx)
+		return nil
+	}
+}
+
+// Handler builds one module's HTTP handler: its routes, GET /admin/health,
+// and the profile's per-request mechanisms. pool may be nil for modules
+// without tables (mod-circulation, mod-inventory). Tests mount it on
+// httptest servers; Serve on a real port.
+func Handler(cfg Config, pool *pgxpool.Pool, prof *profile.Profile) (http.Handler, error) {
+	m, ok := catalog.ByName(cfg.Name)
+	if !ok {
+		var names []string
+		for _, x := range catalog.Modules {
+			names = append(names, x.Name)
+		}
+		return nil, fmt.Errorf("unknown module %q: use one of %s", cfg.Name, strings.Join(names, ", "))
+	}
+	tables := storage.ForSchema(m.Schema)
+	if len(tables) > 0 && pool == nil {
+		return nil, fmt.Errorf("%s needs a database: pass --db or set MINIFOLIO_DB", cfg.Name)
+	}
+	if prof == nil {
+		return nil, errors.New("no release profile")
+	}
+	okapi := newOkapiClient(cfg.OkapiURL)
+	refs := newRefCache(okapi, time.Minute)
+	now := time.Now
+	mux := http.NewServeMux()
+	mux.HandleFunc("GET /admin/health", func(w http.ResponseWriter, r *http.Request) { writeText(w, http.StatusOK, "OK") })
+
+	var idx *indexProfile
+	for _, t := range tables {
+		if t.Path == "" || t.Module != m.Name {
+			continue
+		}
+		if f := prof.Unindexed(m.Name, t.Name); len(f) > 0 {
+			// The collection's table lacks the indexes, so storage.Find logs
+			// RMB's "Doing SQL query without index" line for these fields.
+			t = t.WithoutIndexes(f...)
+		}
+		(&storage.Collection{DB: pool, Table: t}).Mount(mux)
+	}
+	if len(tables) > 0 {
+		idx = newIndexProfile(pool, m.Name, prof)
+	}
+
+	switch m.Name {
+	case "mod-circulation":
+		(&circulation{okapi: okapi, refs: refs, now: now}).routes(mux)
+	case "mod-inventory":
+		(&inventory{okapi: okapi, refs: refs}).routes(mux)
+	case "mod-patron-blocks":
+		(&patronBlocks{db: pool, okapi: okapi, prof: prof, now: now}).routes(mux)
+	case "mod-notes":
+		(&notes{db: pool}).routes(mux)
+	case "mod-circulation-storage":
+		(&circulationRules{db: pool}).routes(mux)
+	}
+
+	var h http.Handler = mux
+	if prof.Leak != nil && prof.Leak.Module == m.Name {
+		h = (&leakyHistory{size: max(prof.Leak.BytesPerRequest, 8)}).wrap(h)
+	}
+	return withProfile(m.Name, prof, idx, h), nil
+}
+
+// withProfile applies the profile's service time (before the handler, so a
+// module under lotus answers like a busier real deployment) and, on a
+// tenant's first request, its index set. Health checks are never delayed.
+func withProfile(module string, prof *profile.Profile, idx *indexProfile, next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Path == "/admin/health" {
+			next.ServeHTTP(w, r)
+			return
+		}
+		if idx != nil {
+			if t := r.Header.Get("X-Okapi-Tenant"); storage.ValidTenant(t) {
+				if err := idx.apply(r.Context(), t); err != nil && !storage.IsUndefinedTable(err) {
+					slog.Error("applying the profile's indexes", "module", module, "tenant", t, "err", err)
+				}
+			}
+		}
+		if d := prof.Delay(module, r.Method, r.URL.Path, nil); d > 0 {
+			t := time.NewTimer(d)
+			select {
+			case <-t.C:
+			case <-r.Context().Done():
+				t.Stop()
+				return
+			}
+		}
+		next.ServeHTTP(w, r)
+	})
+}
+
+// indexProfile makes a tenant's indexes match the profile once per process:
+// missing-index drops the indexes on its fields; every other profile
+// recreates indexes that any shipped profile may have dropped, so switching
+// back from missing-index restores the release's normal plans.
+type indexProfile struct {
+	db     *pgxpool.Pool
+	module string
+	prof   *profile.Profile
+	mu     sync.Mutex
+	done   map[string]bool
+	seen   sync.Map // tenant → true once applied: the lock-free fast path
+}
+
+func newIndexProfile(db *pgxpool.Pool, module string, prof *profile.Profile) *indexProfile {
+	return &indexProfile{db: db, module: module, prof: prof, done: map[string]bool{}}
+}
+
+func (p *indexProfile) apply(ctx context.Context, tenant string) error {
+	if _, ok := p.seen.Load(tenant); ok {
+		return nil
+	}
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if p.done[tenant] {
+		return nil
+	}
+	m, _ := catalog.ByName(p.module)
+	for _, t := range storage.ForSchema(m.Schema) {
+		if f := p.prof.Unindexed(p.module, t.Name); len(f) > 0 {
+			if err := storage.DropIndexes(ctx, p.db, tenant, t, f...); err != nil {
+				return err
+			}
+			slog.Warn("profile "+p.prof.Name+": dropped indexes", "module", p.module, "tenant", tenant, "table", t.Name, "fields", f)
+			continue
+		}
+		if droppable(p.module, t.Name) {
+			missing, err := missingIndexes(ctx, p.db, tenant, t)
+			if err != nil {
+				return err
+			}
+			if missing {
+				if err := storage.EnsureIndexes(ctx, p.db, tenant, t); err != nil {
+					return err
+				}
+				slog.Info("recreated indexes dropped by an earlier profile", "module", p.module, "tenant", tenant, "table", t.Name)
+			}
+		}
+	}
+	p.done[tenant] = true
+	p.seen.Store(tenant, true)
+	return nil
+}
+
+// droppable: some shipped profile drops indexes of this table.
+func droppable(module, table string) bool {
+	dir := profile.Dir()
+	for _, n := range profile.Names(dir) {
+		if p, err := profile.Load(dir, n); err == nil && len(p.Unindexed(module, table)) > 0 {
+			return true
+		}
+	}
+	return false
+}
+
+// missingIndexes checks pg_indexes first: CREATE INDEX IF NOT EXISTS would
+// take a SHARE lock on the table even when every index exists.
+func missingIndexes(ctx context.Context, db *pgxpool.Pool, tenant string, t *storage.Table) (bool, error) {
+	rows, err := db.Query(ctx, "SELECT indexname FROM pg_indexes WHERE schemaname = $1 AND tablename = $2",
+		storage.SchemaName(tenant, t.Schema), t.Name)
+	if err != nil {
+		return false, err
+	}
+	have := map[string]bool{}
+	for rows.Next() {
+		var n string
+		if err := rows.Scan(&n); err != nil {
+			rows.Close()
+			return false, err
+		}
+		have[n] = true
+	}
+	rows.Close()
+	if err := rows.Err(); err != nil {
+		return false, err
+	}
+	if len(have) == 0 {
+		return false, nil // table absent: not this tenant's concern here
+	}
+	for _, ix := range t.Indexes {
+		if !have[t.IndexName(ix)] {
+			return true, nil
+		}
+	}
+	return false, nil
 }

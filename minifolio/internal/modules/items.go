@@ -1,0 +1,183 @@
+package modules
+
+import (
+	"context"
+	"strings"
+)
+
+// itemView is an item with the records FOLIO's business modules join to it:
+// its holdings and instance (title, contributors, call number), effective
+// location and material/loan types. mod-circulation and mod-inventory both
+// build their item representations from it.
+type itemView struct {
+	item, holdings, instance, location, materialType obj
+	loanType, tempLoanType                           obj // permanent and temporary loan types
+}
+
+// loadItemView fetches holdings and instance through the gateway and the
+// reference records through the cache.
+func loadItemView(ctx context.Context, o *okapiClient, refs *refCache, cl caller, item obj) (*itemView, error) {
+	v := &itemView{item: item}
+	if id := str(item, "holdingsRecordId"); isUUID(id) {
+		if err := getOptional(ctx, o, cl, "/holdings-storage/holdings/"+id, &v.holdings); err != nil {
+			return nil, err
+		}
+	}
+	if v.holdings != nil {
+		if id := str(v.holdings, "instanceId"); isUUID(id) {
+			if err := getOptional(ctx, o, cl, "/instance-storage/instances/"+id, &v.instance); err != nil {
+				return nil, err
+			}
+		}
+	}
+	var err error
+	if v.location, err = refs.byID(ctx, cl, "/locations", v.effectiveLocationID()); err != nil {
+		return nil, err
+	}
+	if v.materialType, err = refs.byID(ctx, cl, "/material-types", str(item, "materialTypeId")); err != nil {
+		return nil, err
+	}
+	if v.loanType, err = refs.byID(ctx, cl, "/loan-types", str(item, "permanentLoanTypeId")); err != nil {
+		return nil, err
+	}
+	if v.tempLoanType, err = refs.byID(ctx, cl, "/loan-types", str(item, "temporaryLoanTypeId")); err != nil {
+		return nil, err
+	}
+	return v, nil
+}
+
+// getOptional is get where a 404 leaves out untouched.
+func getOptional(ctx context.Context, o *okapiClient, cl caller, path string, out *obj) error {
+	err := o.get(ctx, cl, path, out)
+	if ue, ok := err.(*upstreamError); ok && ue.status == 404 {
+		*out = nil
+		return nil
+	}
+	return err
+}
+
+// effectiveLocationID is inventory's rule: item temporary, item permanent,
+// holdings temporary, holdings permanent (storage usually stores the result
+// as effectiveLocationId already).
+func (v *itemView) effectiveLocationID() string {
+	for _, c := range []string{str(v.item, "effectiveLocationId"), str(v.item, "temporaryLocationId"),
+		str(v.item, "permanentLocationId"), str(v.holdings, "temporaryLocationId"), str(v.holdings, "permanentLocationId")} {
+		if c != "" {
+			return c
+		}
+	}
+	return ""
+}
+
+func (v *itemView) title() string { return str(v.instance, "title") }
+
+func (v *itemView) callNumber() string {
+	if c := str(v.item, "itemLevelCallNumber"); c != "" {
+		return c
+	}
+	if c := str(v.item, "effectiveCallNumberComponents.callNumber"); c != "" {
+		return c
+	}
+	return str(v.holdings, "callNumber")
+}
+
+func (v *itemView) contributors() []obj {
+	out := []obj{}
+	for _, c := range list(v.instance, "contributors") {
+		if m, ok := c.(map[string]any); ok {
+			out = append(out, obj{"name": str(m, "name")})
+		}
+	}
+	return out
+}
+
+func (v *itemView) primaryContributor() string {
+	for _, c := range list(v.instance, "contributors") {
+		if m, ok := c.(map[string]any); ok && boolean(m, "primary", false) {
+			return str(m, "name")
+		}
+	}
+	return ""
+}
+
+// displaySummary is what the check-in screen shows next to the title.
+func (v *itemView) displaySummary() string {
+	var parts []string
+	for _, k := range []string{"enumeration", "chronology", "volume"} {
+		if s := str(v.item, k); s != "" {
+			parts = append(parts, s)
+		}
+	}
+	return strings.Join(parts, " ")
+}
+
+// circulationSummary is the item object mod-circulation embeds in loans and
+// check-in responses (loan.json "item", check-in-by-barcode-response.json).
+func (v *itemView) circulationSummary(inTransitSP obj) obj {
+	it := v.item
+	s := obj{
+		"id":                   str(it, "id"),
+		"holdingsRecordId":     str(it, "holdingsRecordId"),
+		"instanceId":           str(v.holdings, "instanceId"),
+		"title":                v.title(),
+		"barcode":              str(it, "barcode"),
+		"callNumber":           v.callNumber(),
+		"contributors":         v.contributors(),
+		"status":               sub(it, "status"),
+		"location":             obj{"name": str(v.location, "name")},
+		"materialType":         obj{"name": str(v.materialType, "name")},
+		"callNumberComponents": obj{"callNumber": v.callNumber()},
+	}
+	if p := v.primaryContributor(); p != "" {
+		s["primaryContributor"] = p
+	}
+	for _, k := range []string{"enumeration", "chronology", "volume", "copyNumber"} {
+		if x := str(it, k); x != "" {
+			s[k] = x
+		}
+	}
+	if d := v.displaySummary(); d != "" {
+		s["displaySummary"] = d
+	}
+	if id := str(it, "inTransitDestinationServicePointId"); id != "" {
+		s["inTransitDestinationServicePointId"] = id
+		if inTransitSP != nil {
+			s["inTransitDestinationServicePoint"] = obj{"name": str(inTransitSP, "name")}
+		}
+	}
+	return s
+}
+
+// inventoryItem is mod-inventory's item representation (ramls/item.json):
+// the storage item with names resolved and instance fields copied in.
+func (v *itemView) inventoryItem() obj {
+	out := obj{}
+	for k, x := range v.item {
+		out[k] = x
+	}
+	out["title"] = v.title()
+	names := []obj{}
+	for _, c := range v.contributors() {
+		names = append(names, obj{"name": c["name"]})
+	}
+	out["contributorNames"] = names
+	if cn := v.callNumber(); cn != "" {
+		out["callNumber"] = cn
+	}
+	if v.materialType != nil {
+		out["materialType"] = obj{"id": str(v.materialType, "id"), "name": str(v.materialType, "name")}
+	}
+	if v.loanType != nil {
+		out["permanentLoanType"] = obj{"id": str(v.item, "permanentLoanTypeId"), "name": str(v.loanType, "name")}
+	}
+	if v.tempLoanType != nil {
+		out["temporaryLoanType"] = obj{"id": str(v.item, "temporaryLoanTypeId"), "name": str(v.tempLoanType, "name")}
+	}
+	if v.location != nil {
+		out["effectiveLocation"] = obj{"id": str(v.location, "id"), "name": str(v.location, "name")}
+	}
+	delete(out, "materialTypeId")
+	delete(out, "permanentLoanTypeId")
+	delete(out, "temporaryLoanTypeId")
+	return out
+}
