@@ -1,0 +1,309 @@
+// Package okapi is minifolio's gateway: it plays Okapi (tenant resolution,
+// routing by path, CORS, X-Okapi-* headers), mod-authtoken (JWT access and
+// refresh tokens, the 400/401/403 rules) and mod-login (/authn/*), and
+// reverse-proxies every other request to the module process serving the path.
+package okapi
+
+import (
+	"context"
+	"crypto/rand"
+	"fmt"
+	"log/slog"
+	"math/big"
+	"net"
+	"net/http"
+	"net/http/httputil"
+	"net/url"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/folio-perf/folio-perf/minifolio/internal/catalog"
+	"github.com/folio-perf/folio-perf/minifolio/internal/storage"
+)
+
+// Config configures a Gateway.
+type Config struct {
+	Port       int // gateway port; module m listens on Port + m.Offset
+	DB         storage.TxBeginner
+	Signer     *Signer
+	TokenTTL   time.Duration // access-token lifetime (mod-authtoken default 10 min)
+	RefreshTTL time.Duration // refresh-token lifetime (default 1 week)
+	Log        *slog.Logger
+	// ModuleURL overrides where a module is reached (tests); default
+	// http://127.0.0.1:<Port+Offset>.
+	ModuleURL func(catalog.Module) string
+	// SameSite of the login cookies (mod-login's LOGIN_COOKIE_SAMESITE, default Lax).
+	SameSite string
+}
+
+// Gateway is the http.Handler of the okapi process.
+type Gateway struct {
+	cfg     Config
+	proxies map[string]*httputil.ReverseProxy // by module name
+	selfURL string
+
+	mu      sync.RWMutex
+	tenants map[string]time.Time // known tenant → when confirmed
+}
+
+// tenantTTL: how long a confirmed tenant is trusted before re-checking the
+// table (a tenant dropped by a test disappears within this time).
+const tenantTTL = 30 * time.Second
+
+// New builds a Gateway with one shared keep-alive transport for all modules:
+// a new TCP connection per proxied request would cost more than the request.
+func New(cfg Config) *Gateway {
+	if cfg.TokenTTL <= 0 {
+		cfg.TokenTTL = 10 * time.Minute
+	}
+	if cfg.RefreshTTL <= 0 {
+		cfg.RefreshTTL = 7 * 24 * time.Hour
+	}
+	if cfg.Log == nil {
+		cfg.Log = slog.Default()
+	}
+	if cfg.SameSite == "" {
+		cfg.SameSite = "Lax"
+	}
+	if cfg.ModuleURL == nil {
+		port := cfg.Port
+		cfg.ModuleURL = func(m catalog.Module) string { return fmt.Sprintf("http://127.0.0.1:%d", port+m.Offset) }
+	}
+	tr := &http.Transport{
+		DialContext:         (&net.Dialer{Timeout: 5 * time.Second, KeepAlive: 30 * time.Second}).DialContext,
+		MaxIdleConns:        2048,
+		MaxIdleConnsPerHost: 512,
+		IdleConnTimeout:     90 * time.Second,
+		DisableCompression:  true,
+	}
+	g := &Gateway{cfg: cfg, proxies: map[string]*httputil.ReverseProxy{}, tenants: map[string]time.Time{},
+		selfURL: fmt.Sprintf("http://127.0.0.1:%d", cfg.Port)}
+	for _, m := range catalog.Modules {
+		target, _ := url.Parse(cfg.ModuleURL(m))
+		name := m.Name
+		g.proxies[name] = &httputil.ReverseProxy{
+			Transport: tr,
+			Rewrite: func(pr *httputil.ProxyRequest) {
+				pr.SetURL(target)
+				pr.Out.Host = target.Host
+			},
+			ErrorHandler: func(w http.ResponseWriter, r *http.Request, err error) {
+				if r.Context().Err() != nil {
+					return // the client gave up
+				}
+				cfg.Log.Error("proxy to module failed", "module", name, "path", r.URL.Path, "err", err)
+				textError(w, http.StatusInternalServerError, "Connection to module "+name+" failed")
+			},
+			// Stream responses as they come (check-out bodies are small).
+			FlushInterval: -1,
+		}
+	}
+	return g
+}
+
+// textError is Okapi's/mod-authtoken's text/plain error body.
+func textError(w http.ResponseWriter, status int, msg string) { storage.TextError(w, status, msg) }
+
+// ServeHTTP routes one request: CORS preflight, health, /authn/*, else proxy.
+func (g *Gateway) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	corsHeaders(w, r)
+	if r.Method == http.MethodOptions {
+		preflight(w, r)
+		return
+	}
+	switch r.URL.Path {
+	case "/admin/health", "/_/proxy/health":
+		w.Header().Set("Content-Type", "text/plain")
+		_, _ = w.Write([]byte("OK"))
+		return
+	case "/authn/login", "/authn/login-with-expiry", "/authn/refresh", "/authn/logout":
+		g.authn(w, r)
+		return
+	}
+
+	token, ok := tokenOf(w, r)
+	if !ok {
+		return
+	}
+	var claims Claims
+	var verr error
+	if token != "" {
+		claims, verr = g.cfg.Signer.Verify(token, "access", time.Now())
+	}
+	// Okapi: tenant from the header, else from the token, else supertenant.
+	tenant := r.Header.Get("X-Okapi-Tenant")
+	if tenant == "" && verr == nil && token != "" {
+		tenant = claims.Tenant
+	}
+	if tenant == "" {
+		tenant = "supertenant"
+	}
+	if !g.tenantExists(r.Context(), tenant) {
+		textError(w, http.StatusBadRequest, "No such Tenant "+tenant)
+		return
+	}
+	mod, found := catalog.ForPath(r.URL.Path)
+	if !found {
+		textError(w, http.StatusNotFound, "No suitable module found for path "+r.URL.Path+" for tenant "+tenant)
+		return
+	}
+	if token == "" {
+		textError(w, http.StatusBadRequest, "Token missing, access requires permission: "+permission(r.Method, r.URL.Path))
+		return
+	}
+	if verr != nil {
+		g.cfg.Log.Info("token validation failure", "reason", verr.Error(), "path", r.URL.Path)
+		textError(w, http.StatusUnauthorized, "Invalid token")
+		return
+	}
+	if claims.Tenant != tenant {
+		// mod-authtoken: "Tenant mismatch: tenant in header does not equal
+		// tenant in token" → 403, with the generic body.
+		g.cfg.Log.Info("token validation failure", "reason", "tenant mismatch", "token_tenant", claims.Tenant, "tenant", tenant)
+		textError(w, http.StatusForbidden, "Invalid token")
+		return
+	}
+	if uid := r.Header.Get("X-Okapi-User-Id"); uid != "" && uid != claims.UserID {
+		textError(w, http.StatusForbidden, "Invalid token")
+		return
+	}
+
+	h := r.Header
+	h.Set("X-Okapi-Tenant", tenant)
+	h.Set("X-Okapi-Token", token)
+	h.Set("X-Okapi-User-Id", claims.UserID)
+	h.Set("X-Okapi-Url", g.selfURL)
+	h.Set("X-Okapi-Request-Id", requestID(h.Get("X-Okapi-Request-Id"), r.URL.Path))
+	g.proxies[mod.Name].ServeHTTP(w, r)
+}
+
+// tokenOf reads the token from X-Okapi-Token, Authorization: Bearer or the
+// folioAccessToken cookie; two that disagree are a 400, as in Okapi.
+func tokenOf(w http.ResponseWriter, r *http.Request) (string, bool) {
+	var found []string
+	if t := r.Header.Get("X-Okapi-Token"); t != "" {
+		found = append(found, t)
+	}
+	if a := r.Header.Get("Authorization"); a != "" {
+		if len(a) > 7 && strings.EqualFold(a[:7], "Bearer ") {
+			found = append(found, strings.TrimSpace(a[7:]))
+		}
+	}
+	if c, err := r.Cookie("folioAccessToken"); err == nil && c.Value != "" {
+		found = append(found, c.Value)
+	}
+	if len(found) == 0 {
+		return "", true
+	}
+	for _, t := range found[1:] {
+		if t != found[0] {
+			textError(w, http.StatusBadRequest, "X-Okapi-Token, Authorization and folioAccessToken cookie hold different tokens; send one")
+			return "", false
+		}
+	}
+	return found[0], true
+}
+
+// tenantExists checks okapi.tenants, caching confirmations for tenantTTL.
+func (g *Gateway) tenantExists(ctx context.Context, tenant string) bool {
+	if !storage.ValidTenant(tenant) {
+		return false
+	}
+	g.mu.RLock()
+	at, ok := g.tenants[tenant]
+	g.mu.RUnlock()
+	if ok && time.Since(at) < tenantTTL {
+		return true
+	}
+	var n int
+	if err := g.cfg.DB.QueryRow(ctx, `SELECT count(*) FROM okapi.tenants WHERE id = $1`, tenant).Scan(&n); err != nil {
+		if !storage.IsUndefinedTable(err) {
+			g.cfg.Log.Error("reading tenants", "err", err)
+		}
+		return false
+	}
+	g.mu.Lock()
+	if n > 0 {
+		g.tenants[tenant] = time.Now()
+	} else {
+		delete(g.tenants, tenant)
+	}
+	g.mu.Unlock()
+	return n > 0
+}
+
+// permission names the permission a path needs, in FOLIO's style
+// (GET /circulation/loans → circulation.loans.collection.get), for the
+// "Token missing" message; minifolio grants every permission to every token.
+func permission(method, path string) string {
+	var segs []string
+	item := false
+	for _, s := range strings.Split(strings.Trim(path, "/"), "/") {
+		if storage.ValidUUID(s) {
+			item = true
+			continue
+		}
+		if s != "" {
+			segs = append(segs, s)
+		}
+	}
+	p := strings.Join(segs, ".")
+	switch m := strings.ToLower(method); {
+	case m == "get" && item:
+		return p + ".item.get"
+	case m == "get":
+		return p + ".collection.get"
+	case item:
+		return p + ".item." + m
+	default:
+		return p + "." + m
+	}
+}
+
+// requestID makes Okapi's X-Okapi-Request-Id "<6 digits>/<first path
+// segment>", appended to an incoming one with ";" as Okapi does for calls
+// between modules.
+func requestID(prev, path string) string {
+	n, _ := rand.Int(rand.Reader, big.NewInt(1000000))
+	seg := strings.TrimPrefix(path, "/")
+	if i := strings.IndexByte(seg, '/'); i >= 0 {
+		seg = seg[:i]
+	}
+	id := fmt.Sprintf("%06d/%s", n.Int64(), seg)
+	if prev != "" {
+		return prev + ";" + id
+	}
+	return id
+}
+
+// corsHeaders: Okapi's CorsHelper allows every origin with credentials and
+// exposes the Okapi headers.
+func corsHeaders(w http.ResponseWriter, r *http.Request) {
+	origin := r.Header.Get("Origin")
+	if origin == "" {
+		return
+	}
+	h := w.Header()
+	h.Set("Access-Control-Allow-Origin", origin)
+	h.Set("Access-Control-Allow-Credentials", "true")
+	h.Set("Access-Control-Expose-Headers", "Location,X-Okapi-Trace,X-Okapi-Token,Authorization,X-Okapi-Request-Id,X-Okapi-Module-Id")
+	h.Add("Vary", "Origin")
+}
+
+// preflight answers OPTIONS itself (204), without calling a module.
+func preflight(w http.ResponseWriter, r *http.Request) {
+	h := w.Header()
+	if h.Get("Access-Control-Allow-Origin") == "" {
+		h.Set("Access-Control-Allow-Origin", "*")
+	}
+	h.Set("Access-Control-Allow-Methods", "PUT,PATCH,DELETE,GET,POST")
+	if req := r.Header.Get("Access-Control-Request-Headers"); req != "" {
+		h.Set("Access-Control-Allow-Headers", req)
+	} else {
+		h.Set("Access-Control-Allow-Headers", "Authorization,Content-Type,X-Okapi-Tenant,X-Okapi-Token,X-Okapi-Request-Id")
+	}
+	h.Set("Access-Control-Max-Age", strconv.Itoa(7200))
+	w.WriteHeader(http.StatusNoContent)
+}

@@ -1,0 +1,288 @@
+package okapi_test
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/folio-perf/folio-perf/minifolio/internal/catalog"
+	"github.com/folio-perf/folio-perf/minifolio/internal/credentials"
+	"github.com/folio-perf/folio-perf/minifolio/internal/okapi"
+	"github.com/folio-perf/folio-perf/minifolio/internal/storage"
+	"github.com/folio-perf/folio-perf/minifolio/internal/storage/storagetest"
+	"github.com/jackc/pgx/v5/pgxpool"
+)
+
+type env struct {
+	t       *testing.T
+	gw      *httptest.Server
+	signer  *okapi.Signer
+	tenant  string
+	userID  string
+	tenantB string
+}
+
+// addUser writes a user and its mod-login credentials, as the seed does.
+func addUser(t *testing.T, pool *pgxpool.Pool, tenant, username, password string, active bool) string {
+	t.Helper()
+	ctx := context.Background()
+	id := storage.NewUUID()
+	doc := fmt.Sprintf(`{"id":%q,"username":%q,"active":%v,"barcode":%q}`, id, username, active, username+"-bc")
+	if err := storage.Insert(ctx, pool, tenant, storage.MustLookup("mod_users", "users"), id, []byte(doc)); err != nil {
+		t.Fatal(err)
+	}
+	rec, err := credentials.New(id, password)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, _ := json.Marshal(rec)
+	if err := storage.Insert(ctx, pool, tenant, storage.MustLookup("mod_login", "auth_credentials"), storage.NewUUID(), b); err != nil {
+		t.Fatal(err)
+	}
+	return id
+}
+
+// setup starts a gateway whose mod-inventory-storage is the real storage
+// collection handler for service points, on the real PostgreSQL.
+func setup(t *testing.T) *env {
+	pool := storagetest.Pool(t)
+	tenant := storagetest.Tenant(t, pool, "gwa", storage.DDLOptions{})
+	tenantB := storagetest.Tenant(t, pool, "gwb", storage.DDLOptions{})
+	uid := addUser(t, pool, tenant, "operator", "s3cret", true)
+	addUser(t, pool, tenant, "gone", "s3cret", false)
+
+	mux := http.NewServeMux()
+	(&storage.Collection{DB: pool, Table: storage.MustLookup("mod_inventory_storage", "service_point")}).Mount(mux)
+	backend := httptest.NewServer(mux)
+	t.Cleanup(backend.Close)
+
+	signer, err := okapi.NewSigner([]byte("test-secret-0123456789"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	gw := httptest.NewServer(okapi.New(okapi.Config{Port: 1, DB: pool, Signer: signer,
+		ModuleURL: func(m catalog.Module) string { return backend.URL }}))
+	t.Cleanup(gw.Close)
+	return &env{t: t, gw: gw, signer: signer, tenant: tenant, userID: uid, tenantB: tenantB}
+}
+
+type resp struct {
+	code int
+	hdr  http.Header
+	body string
+}
+
+func (e *env) do(method, path, body string, hdr ...string) resp {
+	e.t.Helper()
+	req, _ := http.NewRequest(method, e.gw.URL+path, strings.NewReader(body))
+	for i := 0; i+1 < len(hdr); i += 2 {
+		req.Header.Add(hdr[i], hdr[i+1])
+	}
+	r, err := http.DefaultClient.Do(req)
+	if err != nil {
+		e.t.Fatal(err)
+	}
+	defer r.Body.Close()
+	b, _ := io.ReadAll(r.Body)
+	return resp{r.StatusCode, r.Header, string(b)}
+}
+
+func (e *env) login() string {
+	e.t.Helper()
+	r := e.do("POST", "/authn/login", `{"username":"operator","password":"s3cret"}`,
+		"X-Okapi-Tenant", e.tenant, "Content-Type", "application/json")
+	tok := r.hdr.Get("x-okapi-token")
+	if r.code != 201 || tok == "" || !strings.Contains(r.body, `"okapiToken":"`+tok+`"`) {
+		e.t.Fatalf("login: %d %v %s", r.code, r.hdr, r.body)
+	}
+	return tok
+}
+
+func cookie(h http.Header, name string) string {
+	for _, c := range h.Values("Set-Cookie") {
+		if strings.HasPrefix(c, name+"=") {
+			v := strings.TrimPrefix(c, name+"=")
+			return v[:strings.IndexByte(v, ';')]
+		}
+	}
+	return ""
+}
+
+func TestLoginAndProxy(t *testing.T) {
+	e := setup(t)
+	tok := e.login()
+	ten := e.tenant
+
+	// The token reaches the module with the user's id: the storage module
+	// stamps metadata.createdByUserId from X-Okapi-User-Id.
+	r := e.do("POST", "/service-points", `{"name":"Circ desk 1","code":"cd1","discoveryDisplayName":"Circ 1"}`,
+		"X-Okapi-Tenant", ten, "X-Okapi-Token", tok, "Content-Type", "application/json")
+	if r.code != 201 || !strings.Contains(r.body, `"createdByUserId":"`+e.userID+`"`) {
+		t.Fatalf("proxied POST: %d %s", r.code, r.body)
+	}
+	// The three token carriers, alone or agreeing, all work.
+	for _, h := range [][]string{
+		{"X-Okapi-Token", tok},
+		{"Authorization", "Bearer " + tok},
+		{"Cookie", "folioAccessToken=" + tok},
+		{"X-Okapi-Token", tok, "Cookie", "folioAccessToken=" + tok},
+	} {
+		r := e.do("GET", "/service-points?limit=1000", "", append([]string{"X-Okapi-Tenant", ten}, h...)...)
+		if r.code != 200 || !strings.Contains(r.body, `"servicepoints":[{`) || !strings.Contains(r.body, `"totalRecords":1`) {
+			t.Errorf("GET with %v: %d %s", h[0], r.code, r.body)
+		}
+	}
+	// Without X-Okapi-Tenant the token's tenant is used (Okapi).
+	if r := e.do("GET", "/service-points", "", "X-Okapi-Token", tok); r.code != 200 {
+		t.Errorf("tenant from token: %d %s", r.code, r.body)
+	}
+
+	expired := e.signer.Sign(okapi.Claims{Type: "access", Tenant: ten, Sub: "operator", UserID: e.userID,
+		Iat: time.Now().Add(-time.Hour).Unix(), Exp: time.Now().Add(-time.Minute).Unix()})
+	foreign, _ := okapi.NewSigner([]byte("another-secret-0123456789"))
+	forged := foreign.Sign(okapi.Claims{Type: "access", Tenant: ten, Sub: "operator", UserID: e.userID,
+		Iat: time.Now().Unix(), Exp: time.Now().Add(time.Hour).Unix()})
+	cases := []struct {
+		name   string
+		method string
+		path   string
+		hdr    []string
+		code   int
+		body   string
+	}{
+		{"no token", "GET", "/service-points", []string{"X-Okapi-Tenant", ten}, 400,
+			"Token missing, access requires permission: service-points.collection.get"},
+		{"expired", "GET", "/service-points", []string{"X-Okapi-Tenant", ten, "X-Okapi-Token", expired}, 401, "Invalid token"},
+		{"forged", "GET", "/service-points", []string{"X-Okapi-Tenant", ten, "X-Okapi-Token", forged}, 401, "Invalid token"},
+		{"garbage", "GET", "/service-points", []string{"X-Okapi-Tenant", ten, "X-Okapi-Token", "abc"}, 401, "Invalid token"},
+		{"disagreeing carriers", "GET", "/service-points", []string{"X-Okapi-Tenant", ten, "X-Okapi-Token", tok,
+			"Authorization", "Bearer " + expired}, 400, "different tokens"},
+		{"tenant A token on tenant B", "GET", "/service-points", []string{"X-Okapi-Tenant", e.tenantB, "X-Okapi-Token", tok}, 403, "Invalid token"},
+		{"unknown tenant", "GET", "/service-points", []string{"X-Okapi-Tenant", "nosuch", "X-Okapi-Token", tok}, 400, "No such Tenant nosuch"},
+		{"no tenant, no token", "GET", "/service-points", nil, 400, "No such Tenant supertenant"},
+		{"unknown path", "GET", "/nothing/here", []string{"X-Okapi-Tenant", ten, "X-Okapi-Token", tok}, 404,
+			"No suitable module found for path /nothing/here for tenant " + ten},
+	}
+	for _, c := range cases {
+		r := e.do(c.method, c.path, "", c.hdr...)
+		if r.code != c.code || !strings.Contains(r.body, c.body) {
+			t.Errorf("%s: %d %q, want %d %q", c.name, r.code, r.body, c.code, c.body)
+		}
+	}
+	// Tenant B's data is not reachable with tenant A's token even by path tricks.
+	if r := e.do("GET", "/service-points", "", "X-Okapi-Tenant", e.tenantB, "Authorization", "Bearer "+tok); r.code != 403 {
+		t.Errorf("bearer cross-tenant: %d", r.code)
+	}
+}
+
+func TestLoginErrors(t *testing.T) {
+	e := setup(t)
+	ct := []string{"X-Okapi-Tenant", e.tenant, "Content-Type", "application/json"}
+	for _, c := range []struct {
+		body string
+		code int
+		want string
+	}{
+		{`{"username":"operator","password":"wrong"}`, 422, `"Password does not match"`},
+		{`{"username":"nobody","password":"x"}`, 422, `No user found by username nobody`},
+		{`{"username":"gone","password":"s3cret"}`, 422, `User must be flagged as active`},
+		{`{"password":"x"}`, 422, `username`},
+		{`{"username":`, 400, `Json content error`},
+	} {
+		r := e.do("POST", "/authn/login", c.body, ct...)
+		if r.code != c.code || !strings.Contains(r.body, c.want) || r.hdr.Get("x-okapi-token") != "" {
+			t.Errorf("%s: %d %s", c.body, r.code, r.body)
+		}
+	}
+	if r := e.do("POST", "/authn/login", `{"username":"operator","password":"s3cret"}`, "X-Okapi-Tenant", "nosuch"); r.code != 400 || r.body != "No such Tenant nosuch" {
+		t.Errorf("unknown tenant login: %d %s", r.code, r.body)
+	}
+}
+
+func TestCORSPreflight(t *testing.T) {
+	e := setup(t)
+	// No tenant, no token: Okapi answers preflight itself.
+	r := e.do("OPTIONS", "/circulation/check-out-by-barcode", "", "Origin", "http://localhost",
+		"Access-Control-Request-Method", "POST", "Access-Control-Request-Headers", "content-type,x-okapi-tenant,x-okapi-token")
+	if r.code != 204 || r.hdr.Get("Access-Control-Allow-Origin") != "http://localhost" ||
+		!strings.Contains(r.hdr.Get("Access-Control-Allow-Methods"), "POST") ||
+		r.hdr.Get("Access-Control-Allow-Headers") != "content-type,x-okapi-tenant,x-okapi-token" ||
+		r.hdr.Get("Access-Control-Allow-Credentials") != "true" {
+		t.Fatalf("preflight: %d %v", r.code, r.hdr)
+	}
+	tok := e.login()
+	r = e.do("GET", "/service-points", "", "Origin", "http://localhost", "X-Okapi-Tenant", e.tenant, "X-Okapi-Token", tok)
+	if r.code != 200 || !strings.Contains(r.hdr.Get("Access-Control-Expose-Headers"), "X-Okapi-Token") {
+		t.Fatalf("CORS on a real request: %d %v", r.code, r.hdr)
+	}
+}
+
+func TestRefreshIsSingleUse(t *testing.T) {
+	e := setup(t)
+	r := e.do("POST", "/authn/login-with-expiry", `{"username":"operator","password":"s3cret"}`,
+		"X-Okapi-Tenant", e.tenant, "Content-Type", "application/json")
+	access, refresh := cookie(r.hdr, "folioAccessToken"), cookie(r.hdr, "folioRefreshToken")
+	var exp struct{ AccessTokenExpiration, RefreshTokenExpiration string }
+	_ = json.Unmarshal([]byte(r.body), &exp)
+	if r.code != 201 || access == "" || refresh == "" || r.hdr.Get("x-okapi-token") != "" ||
+		exp.AccessTokenExpiration == "" || exp.RefreshTokenExpiration <= exp.AccessTokenExpiration {
+		t.Fatalf("login-with-expiry: %d %v %s", r.code, r.hdr, r.body)
+	}
+	if !strings.Contains(strings.Join(r.hdr.Values("Set-Cookie"), "\n"), "Path=/authn; Secure; HttpOnly; SameSite=Lax") {
+		t.Errorf("refresh cookie attributes: %v", r.hdr.Values("Set-Cookie"))
+	}
+	// The access cookie alone authorises a call.
+	if r := e.do("GET", "/service-points", "", "X-Okapi-Tenant", e.tenant, "Cookie", "folioAccessToken="+access); r.code != 200 {
+		t.Fatalf("cookie auth: %d %s", r.code, r.body)
+	}
+	r = e.do("POST", "/authn/refresh", "", "X-Okapi-Tenant", e.tenant, "Cookie", "folioRefreshToken="+refresh)
+	refresh2 := cookie(r.hdr, "folioRefreshToken")
+	if r.code != 201 || cookie(r.hdr, "folioAccessToken") == "" || refresh2 == "" || refresh2 == refresh {
+		t.Fatalf("first refresh: %d %v %s", r.code, r.hdr, r.body)
+	}
+	if r := e.do("POST", "/authn/refresh", "", "X-Okapi-Tenant", e.tenant, "Cookie", "folioRefreshToken="+refresh); r.code != 422 {
+		t.Fatalf("second use of a refresh token: %d %s", r.code, r.body)
+	}
+	// Two concurrent redemptions of one token: exactly one wins.
+	var wg sync.WaitGroup
+	codes := make([]int, 8)
+	for i := range codes {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			codes[i] = e.do("POST", "/authn/refresh", "", "Cookie", "folioRefreshToken="+refresh2).code
+		}()
+	}
+	wg.Wait()
+	won := 0
+	for _, c := range codes {
+		if c == 201 {
+			won++
+		} else if c != 422 {
+			t.Errorf("concurrent refresh got %d", c)
+		}
+	}
+	if won != 1 {
+		t.Fatalf("concurrent refresh: %d winners (%v), want 1", won, codes)
+	}
+	// Logout revokes the refresh token and clears the cookies.
+	r = e.do("POST", "/authn/login-with-expiry", `{"username":"operator","password":"s3cret"}`, "X-Okapi-Tenant", e.tenant)
+	refresh3 := cookie(r.hdr, "folioRefreshToken")
+	r = e.do("POST", "/authn/logout", "", "X-Okapi-Tenant", e.tenant, "Cookie", "folioRefreshToken="+refresh3)
+	if r.code != 204 || !strings.Contains(strings.Join(r.hdr.Values("Set-Cookie"), "\n"), "folioAccessToken=; Path=/; Expires=Thu, 01 Jan 1970") {
+		t.Fatalf("logout: %d %v", r.code, r.hdr)
+	}
+	if r := e.do("POST", "/authn/refresh", "", "Cookie", "folioRefreshToken="+refresh3); r.code != 422 {
+		t.Fatalf("refresh after logout: %d", r.code)
+	}
+	if r := e.do("POST", "/authn/refresh", "", "X-Okapi-Tenant", e.tenant); r.code != 400 {
+		t.Fatalf("refresh without cookie: %d", r.code)
+	}
+}
