@@ -249,3 +249,24 @@ export const openLoansSince = (servicePointId, sinceIso, limit, offset) =>
     },
     verify: collection('loans'),
   });
+
+// Every `name` the CICO transactions send (tests/unit/transactions.test.mjs proves the list is
+// complete); thresholds use it to compute per-API sub-metrics for the slow-API table and baselines.
+export const CICO_API_NAMES = [
+  'GET /configurations/entries',
+  'GET /groups',
+  'GET /users',
+  'GET /accounts',
+  'GET /circulation/loans',
+  'GET /circulation/requests',
+  'GET /proxiesfor',
+  'GET /note-links/domain/users/type/user/id/{id}',
+  'GET /manualblocks',
+  'GET /automated-patron-blocks/{id}',
+  'GET /inventory/items',
+  'POST /circulation/check-out-by-barcode',
+  'GET /staff-slips-storage/staff-slips',
+  'GET /service-points',
+  'POST /circulation/check-in-by-barcode',
+  'GET /lost-item-fees-policies',
+];

@@ -57,6 +57,11 @@ export function selectTransaction(dist, r) {
   return n <= dist.checkIn ? CHECK_IN : CHECK_OUT;
 }
 
+// input.now may be a function, so the date is taken when the POST is sent (after think time).
+function nowOf(input) {
+  return typeof input.now === 'function' ? input.now() : input.now;
+}
+
 // Runs the steps; stops at the first failed request (JMeter: "on sampler error: start next loop").
 function runner(client, opts) {
   let total = 0;
@@ -89,7 +94,7 @@ function runner(client, opts) {
 
 /**
  * One check-out at the check-out screen (Orchid §2.2).
- * input: { userBarcode, itemBarcode, servicePointId, now: ISO string }
+ * input: { userBarcode, itemBarcode, servicePointId, now: ISO string or () => ISO string }
  */
 export function checkOut(client, input, opts = {}) {
   const s = runner(client, opts);
@@ -120,7 +125,7 @@ export function checkOut(client, input, opts = {}) {
         itemBarcode: input.itemBarcode,
         userBarcode: input.userBarcode,
         servicePointId: input.servicePointId,
-        loanDate: input.now,
+        loanDate: nowOf(input),
       }),
     );
     if (loan) {
@@ -138,7 +143,7 @@ export function checkOut(client, input, opts = {}) {
  * One check-in at the check-in screen (Orchid §2.3). PTF checks in at a random service point from
  * GET /service-points; here it is the run's service point, so items come back Available to the
  * VU's pool instead of going In transit (the request sequence is unchanged).
- * input: { itemBarcode, servicePointId, now: ISO string }
+ * input: { itemBarcode, servicePointId, now: ISO string or () => ISO string }
  */
 export function checkIn(client, input, opts = {}) {
   const s = runner(client, opts);
@@ -149,7 +154,7 @@ export function checkIn(client, input, opts = {}) {
   s.call(api.servicePoints());
   s.call(api.configEntries('(module=CHECKOUT and configName=other_settings)'));
   const item = s.call(api.itemByBarcode(input.itemBarcode, 1000));
-  const res = s.call(api.checkInByBarcode({ itemBarcode: input.itemBarcode, servicePointId: input.servicePointId, checkInDate: input.now }));
+  const res = s.call(api.checkInByBarcode({ itemBarcode: input.itemBarcode, servicePointId: input.servicePointId, checkInDate: nowOf(input) }));
   if (res) {
     const itemId = res.itemId || (item && item.id);
     s.think(T(5000, 2000));

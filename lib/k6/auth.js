@@ -1,0 +1,101 @@
+// k6 side of authentication: log in (login-with-expiry, or legacy /authn/login when the target
+// answers 404), and refresh before the access token expires (lib/auth.js decides when). One
+// Session per VU: refresh tokens are single use, so VUs must not share them.
+
+import http from 'k6/http';
+import { sessionFromExpiryResponse, sessionFromLegacyResponse, renewalAction, REFRESH_COOKIE } from '../auth.js';
+import { errorDetail } from '../folio.js';
+
+const TIMEOUT = '30s';
+
+// Login cookies go into a jar of their own, so business calls carry the token only in
+// X-Okapi-Token (Okapi answers 400 when a header and a cookie disagree).
+function authJar() {
+  return new http.CookieJar();
+}
+
+// Why a login failed, in terms of what the user can change.
+export function loginFailure(cfg, res, path) {
+  if (!res || res.status === 0) {
+    return `FOLIO is not reachable at ${cfg.folio.url} (${(res && res.error) || 'no response'}); fix: start it (make run) or correct FOLIO_URL / folio.url in ${cfg.file}`;
+  }
+  const detail = errorDetail(res.status, typeof res.body === 'string' ? res.body : '');
+  if (res.status === 400 && /tenant/i.test(detail)) return `FOLIO rejected tenant "${cfg.folio.tenant}" (${detail}); fix: set FOLIO_TENANT / folio.tenant to an existing tenant`;
+  if (res.status === 422 || res.status === 401 || res.status === 403) return `FOLIO rejected the login of user "${cfg.folio.user}" (${res.status}); fix: check FOLIO_USER and FOLIO_PASSWORD`;
+  if (res.status === 404) return `FOLIO has no login endpoint at ${cfg.folio.url}${path} (${detail}); fix: check that FOLIO_URL points at Okapi (or Kong on Eureka) and that tenant "${cfg.folio.tenant}" has mod-login enabled`;
+  return `login at ${cfg.folio.url}${path} failed (${detail}); fix: check the target's logs`;
+}
+
+export class Session {
+  constructor(cfg) {
+    this.cfg = cfg;
+    this.state = null;
+    this.jar = authJar();
+    this.legacy = false; // set once the target answered 404 to login-with-expiry
+    this.refreshes = 0;
+    this.logins = 0;
+  }
+
+  post(path, body, extra = {}) {
+    return http.post(`${this.cfg.folio.url}${path}`, body === null ? null : JSON.stringify(body), {
+      headers: { 'Content-Type': 'application/json', Accept: 'application/json', 'X-Okapi-Tenant': this.cfg.folio.tenant },
+      tags: { name: `POST ${path}` },
+      jar: this.jar,
+      timeout: TIMEOUT,
+      // 404 from login-with-expiry is an answer (older Okapi), not a failed request.
+      responseCallback: http.expectedStatuses({ min: 200, max: 299 }, ...(extra.expect || [])),
+      ...(extra.params || {}),
+    });
+  }
+
+  /** Logs in; returns null on success or the one-line cause. */
+  login() {
+    const creds = { username: this.cfg.folio.user, password: this.cfg.folio.password };
+    this.logins++;
+    if (!this.legacy) {
+      const res = this.post('/authn/login-with-expiry', creds, { expect: [404] });
+      if (res.status === 201) {
+        const s = sessionFromExpiryResponse(res.headers, res.body, Date.now());
+        if (s.error) return `login-with-expiry answered 201 but ${s.error}; fix: check the target's mod-login version`;
+        this.state = s;
+        return null;
+      }
+      if (res.status !== 404) return loginFailure(this.cfg, res, '/authn/login-with-expiry');
+      this.legacy = true;
+    }
+    const res = this.post('/authn/login', creds);
+    if (res.status !== 201) return loginFailure(this.cfg, res, '/authn/login');
+    const s = sessionFromLegacyResponse(res.headers, res.body, Date.now());
+    if (s.error) return `login answered 201 but ${s.error}; fix: check the target's mod-login version`;
+    this.state = s;
+    return null;
+  }
+
+  refresh() {
+    this.refreshes++;
+    const res = this.post('/authn/refresh', null, {
+      params: { cookies: { [REFRESH_COOKIE]: { value: this.state.refreshToken, replace: true } } },
+    });
+    if (res.status === 201) {
+      const s = sessionFromExpiryResponse(res.headers, res.body, Date.now());
+      if (!s.error) {
+        this.state = s;
+        return null;
+      }
+    }
+    // A refresh token already used or expired: a fresh login restores the session.
+    return this.login();
+  }
+
+  /** Makes sure the access token outlives the next request; returns null or the cause. */
+  ensureFresh() {
+    const action = renewalAction(this.state, Date.now());
+    if (action === 'none') return null;
+    if (action === 'refresh') return this.refresh();
+    return this.login();
+  }
+
+  headers() {
+    return { 'X-Okapi-Tenant': this.cfg.folio.tenant, 'X-Okapi-Token': this.state ? this.state.accessToken : '' };
+  }
+}

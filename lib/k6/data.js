@@ -1,0 +1,111 @@
+// k6 side of test data: pools from the FOLIO database through k6/x/sql (setup()), or from PTF's
+// CSV files through a SharedArray (loaded once, shared read-only by all VUs). The SQL, parsing
+// and partitioning are in lib/data.js.
+
+import sql from 'k6/x/sql';
+import driver from 'k6/x/sql/driver/postgres';
+import { SharedArray } from 'k6/data';
+import { dbDsn } from '../config.js';
+import { poolQueries, parseCsvColumn } from '../data.js';
+
+export const CSV_FILES = { available: 'available.csv', checkedOut: 'checked_out.csv', users: 'user_barcodes.csv' };
+
+export function openDb(cfg) {
+  return sql.open(driver, dbDsn(cfg.db));
+}
+
+function column(rows, name) {
+  return rows.map((r) => String(r[name]));
+}
+
+/**
+ * Pools from the database, each limited to `limit` rows. Returns { pools, servicePointId } or
+ * throws an Error whose message names the cause and the fix (never the DSN: it holds the password).
+ */
+export function poolsFromDb(cfg, limit, servicePointOverride) {
+  const db = openDb(cfg);
+  const q = poolQueries(cfg.folio.tenant);
+  const where = `${cfg.db.user}@${cfg.db.host}:${cfg.db.port}/${cfg.db.name}`;
+  try {
+    let sp = servicePointOverride || null;
+    try {
+      if (sp) {
+        if (db.query(q.servicePointExists, sp).length === 0) throw new Error(`SERVICE_POINT_ID ${sp} is not a service point of tenant ${cfg.folio.tenant}; fix: unset it or use an id from GET /service-points`);
+      } else {
+        const home = db.query(q.homeServicePoint);
+        sp = home.length ? String(home[0].id) : null;
+        if (!sp) {
+          const any = db.query(q.anyServicePoint);
+          if (any.length === 0) throw new Error(`tenant ${cfg.folio.tenant} has no service point; fix: seed the tenant (bin/minifolio seed) or create one`);
+          sp = String(any[0].id);
+        }
+      }
+      const available = column(db.query(q.availableItems, limit, sp), 'barcode');
+      const checkedOut = column(db.query(q.checkedOutItems, limit), 'barcode');
+      const users = column(db.query(q.activeUsers, limit), 'barcode');
+      return { pools: { available, checkedOut, users }, servicePointId: sp };
+    } catch (e) {
+      const msg = String(e && e.message ? e.message : e);
+      if (/fix:/.test(msg)) throw e;
+      if (/does not exist/.test(msg)) {
+        throw new Error(`the database ${where} has no FOLIO tables for tenant ${cfg.folio.tenant} (${firstLine(msg)}); fix: check FOLIO_TENANT and FOLIO_DB_NAME, or seed it (bin/minifolio seed)`);
+      }
+      throw new Error(`test data query on ${where} failed (${firstLine(msg)}); fix: check FOLIO_DB_* and FOLIO_DB_PASSWORD, or use DATA=csv:<dir>`);
+    }
+  } finally {
+    db.close();
+  }
+}
+
+/**
+ * Open loans this run created (for teardown): at the run's service point since it started.
+ */
+export function runLoansFromDb(cfg, servicePointId, sinceIso) {
+  const db = openDb(cfg);
+  const t = cfg.folio.tenant;
+  try {
+    const rows = db.query(
+      `SELECT i.jsonb->>'barcode' AS barcode FROM ${t}_mod_circulation_storage.loan l
+         JOIN ${t}_mod_inventory_storage.item i ON i.id::text = l.jsonb->>'itemId'
+        WHERE lower(l.jsonb->'status'->>'name') = 'open' AND l.jsonb->>'checkoutServicePointId' = $1
+          AND (l.jsonb->>'loanDate')::timestamptz >= $2::timestamptz`,
+      servicePointId,
+      sinceIso,
+    );
+    return column(rows, 'barcode');
+  } finally {
+    db.close();
+  }
+}
+
+function firstLine(s) {
+  return s.split('\n')[0].replace(/postgres(ql)?:\/\/[^\s]*/g, '<dsn>').slice(0, 200);
+}
+
+/**
+ * CSV pools (PTF's files in `dir`, relative to the repository root). Must run in init context.
+ * A missing checked_out.csv is allowed (the run then starts with check-outs only).
+ */
+export function poolsFromCsv(read, dir) {
+  const load = (key, required) =>
+    new SharedArray(`csv:${key}`, () => {
+      const path = `${dir}/${CSV_FILES[key]}`;
+      let text;
+      try {
+        text = read(path);
+      } catch (_) {
+        if (!required) return [];
+        throw `folio-perf: ${path} cannot be read; fix: put PTF's ${CSV_FILES[key]} in ${dir} or use DATA=db`;
+      }
+      return parseCsvColumn(text);
+    });
+  const servicePoint = (() => {
+    try {
+      const v = parseCsvColumn(read(`${dir}/service_point.csv`));
+      return v.length ? v[0] : null;
+    } catch (_) {
+      return null;
+    }
+  })();
+  return { available: load('available', true), checkedOut: load('checkedOut', false), users: load('users', true), servicePoint };
+}

@@ -1,0 +1,110 @@
+// Init-context assembly of a run: configuration, profile, think time, mix, thresholds and
+// options, all validated before k6 starts any VU. A bad input stops k6 here with one line
+// naming the cause and the fix (and a non-zero exit), before any request is sent.
+//
+// k6 resolves open() paths against the calling script, so the entry script passes a `read`
+// function that opens paths relative to the repository root.
+
+import { envFileName, parseEnvFile, resolveConfig, describeConfig } from '../config.js';
+import { buildProfile } from '../profiles.js';
+import { parseThink, parseDistribution, CHECK_IN, CHECK_OUT } from '../transactions.js';
+import { buildThresholds, parseJsonFile, SUMMARY_TREND_STATS } from '../thresholds.js';
+import { makeTestId, validTestId } from '../summary.js';
+import { vuSlots } from '../data.js';
+import { CICO_API_NAMES } from '../folio.js';
+
+// One line, no stack trace: k6 prints a thrown string as the error, and exits non-zero (107).
+export function fatal(e) {
+  const msg = e && e.message ? e.message : String(e);
+  throw `folio-perf: ${msg}`;
+}
+
+function readFile(read, path, what, fix) {
+  try {
+    return read(path);
+  } catch (e) {
+    throw new Error(`${what} ${path} cannot be read; fix: ${fix}`);
+  }
+}
+
+/**
+ * @param {object} p
+ * @param {(path: string) => string} p.read reads a file relative to the repository root
+ * @param {object} p.env __ENV
+ * @param {string} p.workflow "cico"
+ */
+export function loadRun({ read, env, workflow }) {
+  try {
+    const where = envFileName(env.K6_ENV);
+    const cfg = resolveConfig(parseEnvFile(readFile(read, where.file, 'environment file', `create ${where.file} (copy env/folio.example.json) or set K6_ENV to one of the files in env/`), where.file), env, where);
+    const profile = buildProfile(env.PROFILE, { vus: env.VUS, duration: env.DURATION });
+    const think = parseThink(env.THINK || profile.think, env.THINK_OFFSET);
+    const distribution = parseDistribution(env.DISTRIBUTION);
+    const preflight = parseFlag(env.PREFLIGHT, 'PREFLIGHT');
+
+    const thFile = env.THRESHOLDS || 'thresholds.json';
+    const doc = parseJsonFile(readFile(read, thFile, 'thresholds file', 'restore thresholds.json from the repository or point THRESHOLDS at a valid file'), thFile);
+    let baseline = null;
+    if (env.BASELINE) baseline = parseJsonFile(readFile(read, env.BASELINE, 'baseline', 'give BASELINE a path relative to the repository root, e.g. BASELINE=baselines/fast.json'), env.BASELINE);
+    const thresholds = buildThresholds({
+      doc,
+      workflow,
+      baseline,
+      baselineFile: env.BASELINE,
+      file: thFile,
+      vus: [...new Set(profile.steps)],
+      transactions: [CHECK_IN, CHECK_OUT],
+      apiNames: CICO_API_NAMES,
+    });
+
+    let testid = env.TESTID;
+    if (testid !== undefined && testid !== '') {
+      if (!validTestId(testid)) throw new Error(`TESTID "${testid}" is not a test id; fix: use letters, digits, . _ - (e.g. cico-20261122T030000Z-lotus)`);
+    } else {
+      testid = makeTestId(workflow, cfg.release);
+    }
+
+    const options = {
+      scenarios: profile.scenarios,
+      thresholds,
+      summaryTrendStats: SUMMARY_TREND_STATS,
+      // Run-wide tags on every sample (DESIGN.md §4); never a secret, never an id.
+      tags: { testid, workflow, release: cfg.release, target: cfg.target },
+      setupTimeout: env.SETUP_TIMEOUT || '5m',
+      teardownTimeout: env.TEARDOWN_TIMEOUT || '10m',
+      // A dead target must fail a request in seconds, not hang a VU for k6's default 60 s.
+      // (per-request timeouts are set in lib/k6/folio.js)
+      userAgent: 'folio-perf (k6)',
+    };
+    return {
+      cfg,
+      profile,
+      think,
+      distribution,
+      preflight,
+      options,
+      testid,
+      workflow,
+      slots: vuSlots(profile.scenarios),
+      perVu: parsePerVu(env.POOL_PER_VU),
+      describe: () => `${describeConfig(cfg)} profile=${profile.name} (${profile.about}) think=${env.THINK || profile.think} distribution=${distribution.checkIn}-${distribution.checkOut} preflight=${preflight}${env.BASELINE ? ` baseline=${env.BASELINE}` : ''}`,
+    };
+  } catch (e) {
+    return fatal(e);
+  }
+}
+
+function parseFlag(v, name) {
+  if (v === undefined || v === '' || v === 'false' || v === '0') return false;
+  if (v === 'true' || v === '1') return true;
+  throw new Error(`${name} "${v}" is not a flag; fix: use ${name}=true or ${name}=false`);
+}
+
+// Items per VU and pool: enough for a VU never to run dry (items cycle back on check-in) while
+// keeping setup data small, because k6 copies it into every VU.
+function parsePerVu(v) {
+  if (v === undefined || v === '') return 50;
+  const n = Number(v);
+  if (!Number.isInteger(n) || n < 1 || n > 100000) throw new Error(`POOL_PER_VU "${v}" is not a count; fix: use e.g. POOL_PER_VU=50`);
+  return n;
+}

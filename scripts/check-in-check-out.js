@@ -1,0 +1,35 @@
+// Check-in / check-out (CICO), as FOLIO's performance team ran it for every release report.
+//
+// Question: does check-out (and check-in) stay within its SLO, and within tolerance of the
+// baseline run, at 1, 5, 8 and 20 library staff working the circulation desk at once?
+//
+// Load shape: each VU replays the staff UI's Orchid call sequence (folio-api.md §2.2/§2.3):
+// 43 % check-in, 57 % check-out (DISTRIBUTION), with PTF's think times (THINK). PROFILE picks
+// the user counts: smoke (1 VU, 1 min), demo (1/5/8/20 VUs x 1 min), ptf (1/5/8/20 x 30 min),
+// longevity (20 VUs, 24 h), knee (1 -> 25 VUs); VUS and DURATION override them. The run's
+// thresholds come from thresholds.json, plus BASELINE=baselines/<name>.json for regressions
+// (k6 exits 99 when one fails). Samples carry testid/workflow/release/target; teardown checks in
+// what the run left checked out; results/<testid>/summary.json holds the report tables.
+//
+// Run (from the repository root, against native minifolio):
+//   FOLIO_PASSWORD=admin FOLIO_DB_PASSWORD=folio K6_AUTO_EXTENSION_RESOLUTION=false \
+//     bin/k6 run -o influxdb=http://127.0.0.1:58086/k6 -e PROFILE=smoke scripts/check-in-check-out.js
+// or simply: make run PROFILE=smoke
+
+import { loadRun } from '../lib/k6/run.js';
+import { cicoWorkflow } from '../lib/k6/cico.js';
+
+// Paths are given relative to the repository root (BASELINE, DATA=csv:<dir>, THRESHOLDS);
+// open() resolves relative paths against this script, which lives one level below the root.
+const read = (path) => open(path.startsWith('/') ? path : `../${path}`);
+
+const run = loadRun({ read, env: __ENV, workflow: 'cico' });
+const workflow = cicoWorkflow(run, read);
+
+export const options = run.options;
+export const setup = workflow.setup;
+export const teardown = workflow.teardown;
+export const handleSummary = workflow.handleSummary;
+export default function (data) {
+  workflow.iteration(data);
+}

@@ -1,0 +1,65 @@
+// Smoke: is the target up, and do login and one authenticated GET work?
+//
+// Load shape: 1 VU, 1 iteration: log in (login-with-expiry, or legacy /authn/login), then
+// GET /service-points. Fails (non-zero exit) with a one-line cause when the target is
+// unreachable, the tenant unknown or the credentials wrong.
+//
+// Run (from the repository root):
+//   FOLIO_PASSWORD=admin K6_AUTO_EXTENSION_RESOLUTION=false bin/k6 run scripts/smoke.js
+// (K6_ENV picks env/<name>.json; FOLIO_URL, FOLIO_TENANT, FOLIO_USER override it.)
+
+import { check } from 'k6';
+import exec from 'k6/execution';
+import http from 'k6/http';
+import { envFileName, parseEnvFile, resolveConfig, describeConfig } from '../lib/config.js';
+import { Session } from '../lib/k6/auth.js';
+import { servicePoints } from '../lib/folio.js';
+import { fatal } from '../lib/k6/run.js';
+import { makeTestId, validTestId } from '../lib/summary.js';
+
+function load() {
+  try {
+    const where = envFileName(__ENV.K6_ENV);
+    // The smoke test needs no test data, so the database settings are not required.
+    const env = Object.assign({}, __ENV, { DATA: __ENV.DATA || 'csv:-' });
+    let text;
+    try {
+      text = open(`../${where.file}`);
+    } catch (_) {
+      throw new Error(`environment file ${where.file} cannot be read; fix: set K6_ENV to one of the files in env/`);
+    }
+    const cfg = resolveConfig(parseEnvFile(text, where.file), env, where);
+    const testid = __ENV.TESTID || makeTestId('smoke', cfg.release);
+    if (!validTestId(testid)) throw new Error(`TESTID "${testid}" is not a test id; fix: use letters, digits, . _ -`);
+    return { cfg, testid };
+  } catch (e) {
+    return fatal(e);
+  }
+}
+
+const { cfg, testid } = load();
+
+export const options = {
+  vus: 1,
+  iterations: 1,
+  tags: { testid, workflow: 'smoke', release: cfg.release, target: cfg.target },
+  thresholds: { checks: ['rate==1'] },
+};
+
+export default function () {
+  console.log(`folio-perf smoke: ${describeConfig(cfg).replace(/ db=\S+ data=\S+/, '')}`);
+  const session = new Session(cfg);
+  const cause = session.login();
+  if (cause) {
+    exec.test.abort(`folio-perf: ${cause}`);
+    return;
+  }
+  const req = servicePoints();
+  const res = http.get(cfg.folio.url + req.url, { headers: session.headers(), tags: { name: req.name } });
+  const v = req.verify(res.status, res.body);
+  const sets = {};
+  for (const [rule, ok] of v.rules) sets[`${req.name}: ${rule}`] = () => ok;
+  check(res, sets);
+  if (!v.ok) console.error(`folio-perf smoke: ${req.name} failed: ${v.detail || v.failed.join(', ')}`);
+  else console.log(`folio-perf smoke: logged in (${session.legacy ? 'legacy /authn/login' : 'login-with-expiry'}), ${v.value.length} service points`);
+}

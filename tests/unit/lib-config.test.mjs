@@ -1,0 +1,78 @@
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
+import { envFileName, parseEnvFile, resolveConfig, dbDsn, describeConfig, ConfigError } from '../../lib/config.js';
+
+const local = JSON.parse(readFileSync(new URL('../../env/local.json', import.meta.url), 'utf8'));
+const where = { name: 'local', file: 'env/local.json' };
+const secrets = { FOLIO_PASSWORD: 'admin-secret', FOLIO_DB_PASSWORD: 'db-secret' };
+
+function message(fn) {
+  try {
+    fn();
+  } catch (e) {
+    assert.ok(e instanceof ConfigError, `expected ConfigError, got ${e}`);
+    assert.ok(!e.message.includes('\n'), 'one line');
+    return e.message;
+  }
+  assert.fail('no error thrown');
+}
+
+test('every committed env file resolves with secrets from the environment', () => {
+  for (const name of ['local', 'docker', 'folio.example']) {
+    const w = envFileName(name);
+    const doc = parseEnvFile(readFileSync(new URL(`../../${w.file}`, import.meta.url), 'utf8'), w.file);
+    const cfg = resolveConfig(doc, { ...secrets }, w, { needDb: true });
+    assert.equal(cfg.target, name);
+    assert.match(cfg.folio.url, /^https?:\/\/[^/]+$/);
+  }
+});
+
+test('local config: values from the file, environment overrides win', () => {
+  const cfg = resolveConfig(local, { ...secrets, FOLIO_URL: 'http://127.0.0.1:9230/', FOLIO_TENANT: 'diku', FOLIO_DB_PORT: '55433', RELEASE: 'lotus' }, where);
+  assert.equal(cfg.folio.url, 'http://127.0.0.1:9230', 'trailing slash removed');
+  assert.equal(cfg.folio.tenant, 'diku');
+  assert.equal(cfg.folio.user, 'folio_admin');
+  assert.equal(cfg.folio.password, 'admin-secret');
+  assert.equal(cfg.db.port, 55433);
+  assert.equal(cfg.release, 'lotus');
+  assert.deepEqual(cfg.data, { kind: 'db' });
+});
+
+test('K6_ENV defaults to local and cannot leave env/', () => {
+  assert.deepEqual(envFileName(undefined), { name: 'local', file: 'env/local.json' });
+  assert.match(message(() => envFileName('../etc/passwd')), /K6_ENV .* fix: /);
+});
+
+test('messages name the bad field, where it came from, and the fix', () => {
+  assert.match(message(() => resolveConfig(local, { ...secrets, FOLIO_URL: 'ftp://x' }, where)), /^config: FOLIO_URL "ftp:\/\/x" is not an http\(s\) URL; fix: /);
+  assert.match(message(() => resolveConfig({ ...local, folio: { ...local.folio, url: 'nope' } }, secrets, where)), /^config: folio\.url in env\/local\.json "nope"/);
+  assert.match(message(() => resolveConfig(local, { ...secrets, FOLIO_TENANT: 'Bad-Tenant' }, where)), /FOLIO_TENANT "Bad-Tenant" is not a FOLIO tenant id/);
+  assert.match(message(() => resolveConfig(local, { FOLIO_DB_PASSWORD: 'x' }, where)), /^config: FOLIO_PASSWORD is not set; fix: export FOLIO_PASSWORD=/);
+  assert.match(message(() => resolveConfig(local, { FOLIO_PASSWORD: 'x' }, where)), /FOLIO_DB_PASSWORD is not set; fix: .*DATA=csv/);
+  assert.match(message(() => resolveConfig(local, { ...secrets, FOLIO_DB_PORT: '70000' }, where)), /FOLIO_DB_PORT "70000" is not a TCP port/);
+  assert.match(message(() => resolveConfig(local, { ...secrets, DATA: 'ldap' }, where)), /DATA "ldap" is not a data source; fix: use DATA=db .* DATA=csv:<dir>/);
+  assert.match(message(() => resolveConfig(local, { ...secrets, FOLIO_DB_SSLMODE: 'maybe' }, where)), /sslmode/);
+  assert.match(message(() => parseEnvFile('{ "folio": ', 'env/x.json')), /^config: env\/x\.json is not valid JSON/);
+});
+
+test('a password in the env file is refused, and never echoed', () => {
+  const doc = { ...local, db: { ...local.db, password: 'hunter2' } };
+  const m = message(() => resolveConfig(doc, secrets, where));
+  assert.match(m, /secret field "db\.password".*FOLIO_DB_PASSWORD/);
+  assert.ok(!m.includes('hunter2'));
+});
+
+test('CSV data needs no database settings', () => {
+  const cfg = resolveConfig({ folio: local.folio }, { FOLIO_PASSWORD: 'x', DATA: 'csv:data/ptf/' }, where);
+  assert.equal(cfg.db, null);
+  assert.deepEqual(cfg.data, { kind: 'csv', dir: 'data/ptf' });
+});
+
+test('DSN encodes the password; the description never shows it', () => {
+  const cfg = resolveConfig(local, { FOLIO_PASSWORD: 'p@ss', FOLIO_DB_PASSWORD: 'a b/c@d' }, where);
+  assert.equal(dbDsn(cfg.db), 'postgres://folio:a%20b%2Fc%40d@127.0.0.1:55432/folio?sslmode=disable');
+  const d = describeConfig(cfg);
+  assert.ok(!d.includes('a b/c@d') && !d.includes('p@ss'));
+  assert.match(d, /tenant=fs09000000/);
+});
