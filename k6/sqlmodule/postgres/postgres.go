@@ -1,0 +1,19 @@
+// Package postgres makes PostgreSQL available to k6 scripts as
+// `import driver from "k6/x/sql/driver/postgres"`, backed by lib/pq (the
+// driver upstream's xk6-sql-driver-postgres uses, so error texts match).
+package postgres
+
+import (
+	// Registers the "postgres" database/sql driver.
+	_ "github.com/lib/pq"
+
+	"github.com/folio-perf/folio-perf/k6/sqlmodule"
+)
+
+// DriverName is the database/sql driver name and the description of the
+// Symbol scripts receive.
+const DriverName = "postgres"
+
+func init() {
+	sqlmodule.RegisterDriverModule(DriverName)
+}

@@ -1,0 +1,22 @@
+# The project's k6 build (k6/): stock k6 v1.8.1 plus the k6/x/sql module.
+# Plain `go build` (xk6 and its build service are not needed); the binary is
+# rebuilt only when a source file, go.mod or go.sum changes.
+.PHONY: k6 test-unit-k6 test-e2e-sql
+
+K6_SOURCES := $(shell find $(CURDIR)/k6 -name '*.go' -not -name '*_test.go' 2>/dev/null) \
+	$(CURDIR)/k6/go.mod $(CURDIR)/k6/go.sum
+
+k6: $(CURDIR)/bin/k6 ## build bin/k6 (k6 v1.8.1 + k6/x/sql; first build takes a few minutes)
+
+$(CURDIR)/bin/k6: $(K6_SOURCES)
+	@echo "==> k6: building bin/k6 (k6 v1.8.1 + k6/x/sql)"
+	@mkdir -p $(CURDIR)/bin $(CURDIR)/.stack/logs
+	@cd $(CURDIR)/k6 && go build -trimpath -o $@.tmp . >$(CURDIR)/.stack/logs/build-k6.log 2>&1 \
+		|| { rm -f $@.tmp; echo "folio-perf: building k6 failed. Fix: read .stack/logs/build-k6.log"; exit 1; }
+	@mv $@.tmp $@
+
+test-unit-k6: ## go vet + go test of the k6 build and its sql module
+	@cd $(CURDIR)/k6 && go vet ./... && go test ./...
+
+test-e2e-sql: $(CURDIR)/bin/k6 ## k6/x/sql against the stack's PostgreSQL (needs FP_PG_DSN)
+	@K6_AUTO_EXTENSION_RESOLUTION=false node --test --test-reporter=spec tests/e2e/sql.test.mjs
