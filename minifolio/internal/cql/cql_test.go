@@ -283,7 +283,7 @@ func TestStringRoundTrip(t *testing.T) {
 		}
 	}
 	q, _ := Parse(`a=b and (c==d or e<>"f g") sortby h/sort.descending`)
-	if got, want := q.String(), `(a = "b") and ((c == "d") or (e <> "f g")) sortby h/sort.descending`; got != want {
+	if got, want := q.String(), `a = "b" and (c == "d" or e <> "f g") sortby h/sort.descending`; got != want {
 		t.Fatalf("String = %s, want %s", got, want)
 	}
 }

@@ -131,7 +131,8 @@ func unescapeInto(b *strings.Builder, src string, i int) int {
 		return i + 1
 	}
 	if i+1 >= len(src) {
-		return i + 1 // a trailing lone backslash escapes nothing
+		b.WriteString(`\\`) // a trailing lone backslash is itself, stored escaped
+		return i + 1
 	}
 	if strings.IndexByte(`*?^\`, src[i+1]) >= 0 {
 		b.WriteByte('\\')

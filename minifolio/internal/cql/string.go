@@ -3,7 +3,7 @@ package cql
 import "strings"
 
 // String renders the query back to CQL in a canonical form (every term
-// quoted, every boolean operand parenthesised) that Parse reads back to
+// quoted, a boolean right operand parenthesised) that Parse reads back to
 // the same tree; the fuzz test holds it to that.
 func (q *Query) String() string {
 	var b strings.Builder
@@ -29,26 +29,52 @@ func writeNode(b *strings.Builder, n Node) {
 		b.WriteByte(' ')
 		b.WriteString(quoteTerm(n.Value))
 	case *Boolean:
-		b.WriteByte('(')
+		// Booleans are left-associative with one precedence, so only a
+		// boolean on the right needs parentheses; a long and-chain stays
+		// flat and re-parses within the nesting limit.
 		writeNode(b, n.Left)
-		b.WriteString(") ")
+		b.WriteByte(' ')
 		b.WriteString(n.Op)
 		writeModifiers(b, n.Modifiers)
-		b.WriteString(" (")
-		writeNode(b, n.Right)
-		b.WriteByte(')')
+		b.WriteByte(' ')
+		if _, ok := n.Right.(*Boolean); ok {
+			b.WriteByte('(')
+			writeNode(b, n.Right)
+			b.WriteByte(')')
+		} else {
+			writeNode(b, n.Right)
+		}
 	}
 }
 
 func writeModifiers(b *strings.Builder, mods []Modifier) {
 	for _, m := range mods {
 		b.WriteByte('/')
-		b.WriteString(m.Name)
+		b.WriteString(escapeWord(m.Name))
 		if m.Op != "" {
 			b.WriteString(m.Op)
 			b.WriteString(quoteSymbol(m.Value))
 		}
 	}
+}
+
+// escapeWord writes a modifier name, which must stay an unquoted word,
+// backslash-escaping the characters that would end it.
+func escapeWord(s string) string {
+	var b strings.Builder
+	for i := 0; i < len(s); i++ {
+		switch {
+		case s[i] == '\\' && i+1 < len(s) && strings.IndexByte(`*?^\`, s[i+1]) >= 0:
+			b.WriteString(s[i : i+2])
+			i++
+		case strings.IndexByte("()/<>= \t\r\n\"\\", s[i]) >= 0:
+			b.WriteByte('\\')
+			b.WriteByte(s[i])
+		default:
+			b.WriteByte(s[i])
+		}
+	}
+	return b.String()
 }
 
 // quoteSymbol leaves a plain word (an index such as status.name) bare and
