@@ -105,8 +105,10 @@ func (c *circulation) loan(w http.ResponseWriter, r *http.Request) {
 // addItems fetches the loans' items in one query and embeds their summaries.
 func (c *circulation) addItems(ctx context.Context, cl caller, loans []obj) error {
 	var ids []string
+	seen := map[string]bool{}
 	for _, l := range loans {
-		if id := str(l, "itemId"); isUUID(id) {
+		if id := str(l, "itemId"); isUUID(id) && !seen[id] {
+			seen[id] = true
 			ids = append(ids, "id=="+id)
 		}
 	}
