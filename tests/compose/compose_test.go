@@ -1,0 +1,123 @@
+package compose
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"testing"
+)
+
+func repoRoot(t *testing.T) string {
+	t.Helper()
+	root, err := filepath.Abs(filepath.Join("..", ".."))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return root
+}
+
+// minifolioModules reads the module names from minifolio's catalog, the table
+// the gateway routes by, so a module added there must get its container.
+func minifolioModules(t *testing.T, root string) []string {
+	t.Helper()
+	src, err := os.ReadFile(filepath.Join(root, "minifolio", "internal", "catalog", "catalog.go"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var names []string
+	for _, m := range regexp.MustCompile(`\{Name:\s*"([^"]+)"`).FindAllStringSubmatch(string(src), -1) {
+		names = append(names, m[1])
+	}
+	if len(names) == 0 {
+		t.Fatal("no modules found in minifolio/internal/catalog/catalog.go")
+	}
+	return names
+}
+
+func TestDockerCompose(t *testing.T) {
+	root := repoRoot(t)
+	file := filepath.Join(root, "docker-compose.yml")
+	p, err := Load(context.Background(), file)
+	if err != nil {
+		t.Fatalf("docker-compose.yml does not load: %v", err)
+	}
+	checks := map[string][]string{
+		"bind mounts exist":            BindMountsExist(p),
+		"images pinned":                ImagesPinned(p),
+		"dependencies healthy":         DependenciesHealthy(p),
+		"k6 writes to influxdb":        K6WritesToInfluxDB(p),
+		"grafana provisioned":          GrafanaProvisioned(p, filepath.Join(root, "dashboards")),
+		"one container per module":     ModulesPerContainer(p, minifolioModules(t, root)),
+		"ports on 127.0.0.1":           LocalPortsOnly(p),
+		"secrets from the environment": SecretsFromEnv(file),
+	}
+	for name, findings := range checks {
+		t.Run(name, func(t *testing.T) {
+			for _, f := range findings {
+				t.Error(f)
+			}
+		})
+	}
+	for _, want := range []string{"influxdb", "grafana", "telegraf", "postgres", "okapi", "minifolio-seed", "k6"} {
+		if _, ok := p.Services[want]; !ok {
+			t.Errorf("service %s missing", want)
+		}
+	}
+	if img := p.Services["influxdb"].Image; !strings.HasPrefix(img, "influxdb:1.8") {
+		t.Errorf("influxdb image %s: k6's built-in output needs InfluxDB 1.x (1.8)", img)
+	}
+}
+
+// The checks must catch what they claim to catch: a compose file with each
+// fault once.
+func TestChecksFlagBrokenCompose(t *testing.T) {
+	dir := t.TempDir()
+	if err := os.MkdirAll(filepath.Join(dir, "prov", "datasources"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	broken := `
+services:
+  influxdb:
+    image: influxdb
+    environment: { INFLUXDB_DB: k6 }
+  grafana:
+    image: grafana/grafana:latest
+    ports: ["3000:3000"]
+    environment: { GF_SECURITY_ADMIN_PASSWORD: hunter2 }
+    volumes: ["./missing:/etc/grafana/provisioning:ro"]
+    depends_on:
+      influxdb: { condition: service_healthy }
+  k6:
+    image: folio-perf/k6:1
+    profiles: [k6]
+    environment: { K6_OUT: "influxdb=http://localhost:8086/metrics", K6_ENV: local }
+    depends_on: [grafana]
+`
+	file := filepath.Join(dir, "docker-compose.yml")
+	if err := os.WriteFile(file, []byte(broken), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	p, err := Load(context.Background(), file)
+	if err != nil {
+		t.Fatal(err)
+	}
+	expect := func(name string, findings []string, wants ...string) {
+		t.Helper()
+		all := strings.Join(findings, "\n")
+		for _, w := range wants {
+			if !strings.Contains(all, w) {
+				t.Errorf("%s: want a finding containing %q, got:\n%s", name, w, all)
+			}
+		}
+	}
+	expect("binds", BindMountsExist(p), "missing does not exist")
+	expect("images", ImagesPinned(p), "influxdb has no tag", "uses latest")
+	expect("deps", DependenciesHealthy(p), "influxdb has no healthcheck", `condition "service_started"`)
+	expect("k6", K6WritesToInfluxDB(p), `"localhost" is not an InfluxDB`, "K6_ENV is not docker", "K6_AUTO_EXTENSION_RESOLUTION")
+	expect("grafana", GrafanaProvisioned(p, dir), "lacks datasources")
+	expect("modules", ModulesPerContainer(p, []string{"mod-users"}), "no service for module okapi", "no service for module mod-users")
+	expect("ports", LocalPortsOnly(p), "not 127.0.0.1")
+	expect("secrets", SecretsFromEnv(file), "GF_SECURITY_ADMIN_PASSWORD is not taken from the environment")
+}
