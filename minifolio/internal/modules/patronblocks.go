@@ -3,6 +3,7 @@ package modules
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"hash/fnv"
 	"net/http"
@@ -192,17 +193,24 @@ func (p *patronBlocks) withSummary(ctx context.Context, tenant, userID string, b
 		if _, err := tx.Exec(ctx, "SELECT pg_advisory_xact_lock($1)", int64(h.Sum64())); err != nil {
 			return err
 		}
-		page, err := storage.FindWhere(ctx, tx, tenant, userSummaryT, userIDEquals, "", []any{userID}, 1, 0)
-		if err != nil {
+		// The row id is read from the column: summaries loaded by other tools
+		// may lack "id" inside the jsonb.
+		var rowID string
+		var doc []byte
+		err := tx.QueryRow(ctx, "SELECT id::text, jsonb FROM "+userSummaryT.QualifiedName(tenant)+" WHERE "+userIDEquals+" LIMIT 1",
+			userID).Scan(&rowID, &doc)
+		exists := err == nil
+		if err != nil && !errors.Is(err, pgx.ErrNoRows) {
 			return err
 		}
 		s := &userSummary{UserID: userID, OpenLoans: []openLoan{}}
-		exists := len(page.Records) > 0
 		if exists {
-			if err := json.Unmarshal(page.Records[0], s); err != nil {
+			if err := json.Unmarshal(doc, s); err != nil {
 				return err
 			}
-		} else {
+		}
+		s.ID = rowID
+		if !exists {
 			s.ID = newUUID()
 		}
 		if !change(s) {
@@ -211,7 +219,7 @@ func (p *patronBlocks) withSummary(ctx context.Context, tenant, userID string, b
 		if s.OpenLoans == nil {
 			s.OpenLoans = []openLoan{}
 		}
-		doc, err := json.Marshal(s)
+		doc, err = json.Marshal(s)
 		if err != nil {
 			return err
 		}

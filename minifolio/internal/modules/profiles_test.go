@@ -1,0 +1,221 @@
+package modules
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"log/slog"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/folio-perf/folio-perf/minifolio/internal/profile"
+	"github.com/folio-perf/folio-perf/minifolio/internal/storage"
+)
+
+// addHistory gives a user `events` past check-outs, all but `open` of them
+// checked in again, and the summary mod-patron-blocks maintains for that.
+func addHistory(t *testing.T, e *env, userID string, events, open int) {
+	t.Helper()
+	ctx := context.Background()
+	pb := e.tenant + "_mod_patron_blocks"
+	for _, sql := range []string{
+		`INSERT INTO ` + pb + `.item_checked_out_event (id, jsonb)
+		   SELECT gen_random_uuid(), jsonb_build_object('userId', $1::text, 'loanId', md5($1 || g)::uuid::text,
+		     'dueDate', '2030-01-01T00:00:00.000Z') FROM generate_series(1, $2::int) g WHERE $3::int >= 0`,
+		`INSERT INTO ` + pb + `.item_checked_in_event (id, jsonb)
+		   SELECT gen_random_uuid(), jsonb_build_object('userId', $1::text, 'loanId', md5($1 || g)::uuid::text,
+		     'returnDate', '2026-01-01T00:00:00.000Z') FROM generate_series(1, $2::int - $3::int) g`,
+		`INSERT INTO ` + pb + `.user_summary (id, jsonb)
+		   SELECT gen_random_uuid(), jsonb_build_object('userId', $1::text, 'openFeesFines', '[]'::jsonb, 'openLoans',
+		     (SELECT jsonb_agg(jsonb_build_object('loanId', md5($1 || g)::uuid::text, 'dueDate', '2030-01-01T00:00:00.000Z',
+		       'recall', false, 'itemLost', false, 'itemClaimedReturned', false))
+		      FROM generate_series($2::int - $3::int + 1, $2::int) g))`,
+	} {
+		if _, err := e.pool.Exec(ctx, sql, userID, events, open); err != nil {
+			t.Fatal(err)
+		}
+	}
+	e.pool.Exec(ctx, "ANALYZE "+pb+".item_checked_out_event")
+	e.pool.Exec(ctx, "ANALYZE "+pb+".item_checked_in_event")
+}
+
+// Under juniper-patron-blocks the blocks of a patron with a long history cost
+// much more than under fast, by the mechanism (re-reading every event), and
+// both profiles compute the same answer.
+func TestJuniperPatronBlocksCostGrowsWithHistory(t *testing.T) {
+	pool, tenant, f := newTenant(t)
+	fast := newEnv(t, pool, tenant, "fast")
+	juniper := newEnv(t, pool, tenant, "juniper-patron-blocks")
+	uid := f.users["u-history"]
+	addHistory(t, fast, uid, 2000, 10)
+	path := "/automated-patron-blocks/" + uid + "?limit=100"
+
+	for _, e := range []*env{fast, juniper} { // same answer; warms connections and plans
+		r := e.do("GET", path, nil)
+		if r.status != 200 || string(r.body) != `{"automatedPatronBlocks":[]}` {
+			t.Fatalf("blocks: %d %s", r.status, r.body)
+		}
+	}
+	var fastTotal, juniperTotal time.Duration
+	const rounds = 15
+	for i := 0; i < rounds; i++ { // interleaved, so machine noise hits both alike
+		for _, x := range []struct {
+			e   *env
+			sum *time.Duration
+		}{{fast, &fastTotal}, {juniper, &juniperTotal}} {
+			start := time.Now()
+			if r := x.e.do("GET", path, nil); r.status != 200 {
+				t.Fatalf("%d %s", r.status, r.body)
+			}
+			*x.sum += time.Since(start)
+		}
+	}
+	ratio := float64(juniperTotal) / float64(fastTotal)
+	t.Logf("%d calls each: fast %v, juniper-patron-blocks %v, ratio %.1f", rounds, fastTotal/rounds, juniperTotal/rounds, ratio)
+	if ratio < 3 {
+		t.Fatalf("juniper-patron-blocks is only %.1f× slower than fast for a patron with 2,000 events; want ≥ 3×", ratio)
+	}
+	// The rebuild kept the summary right: still exactly the 10 open loans.
+	var n int
+	pool.QueryRow(t.Context(), `SELECT jsonb_array_length(jsonb->'openLoans') FROM `+tenant+`_mod_patron_blocks.user_summary
+		WHERE jsonb->>'userId' = $1`, uid).Scan(&n)
+	if n != 10 {
+		t.Fatalf("summary after rebuilds has %d open loans, want 10", n)
+	}
+}
+
+// A patron at the group's limit is blocked under both profiles; under
+// juniper-patron-blocks the block comes from replaying the events.
+func TestBlocksFromEventsMatchTheSummary(t *testing.T) {
+	pool, tenant, f := newTenant(t)
+	for _, name := range []string{"fast", "juniper-patron-blocks"} {
+		e := newEnv(t, pool, tenant, name)
+		uid := f.users["u-limited"]
+		blocks := func() string { return string(e.do("GET", "/automated-patron-blocks/"+uid, nil).body) }
+		if name == "fast" {
+			if b := blocks(); b != `{"automatedPatronBlocks":[]}` {
+				t.Fatalf("%s: no loans yet but %s", name, b)
+			}
+			for _, it := range []string{"it-030", "it-031"} {
+				if r := e.do("POST", "/circulation/check-out-by-barcode", checkOutBody(f, it, "u-limited")); r.status != 201 {
+					t.Fatalf("check-out: %d %s", r.status, r.body)
+				}
+			}
+		}
+		b := blocks()
+		if !strings.Contains(b, `"patronBlockConditionId":"`+condItemsChargedOut+`"`) || !strings.Contains(b, `"blockBorrowing":true`) ||
+			!strings.Contains(b, `"message":"Patron has reached maximum allowed number of items charged out"`) {
+			t.Fatalf("%s: patron at the limit: %s", name, b)
+		}
+	}
+	// after a check-in the patron is below the limit again
+	e := newEnv(t, pool, tenant, "juniper-patron-blocks")
+	if r := e.do("POST", "/circulation/check-in-by-barcode", map[string]any{"servicePointId": f.sp1, "checkInDate": "2026-11-22T11:00:00Z", "itemBarcode": "it-030"}); r.status != 200 {
+		t.Fatalf("check-in: %d %s", r.status, r.body)
+	}
+	if b := string(e.do("GET", "/automated-patron-blocks/"+f.users["u-limited"], nil).body); b != `{"automatedPatronBlocks":[]}` {
+		t.Fatalf("after check-in: %s", b)
+	}
+}
+
+// syncBuffer collects slog output from concurrent handlers.
+type syncBuffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (s *syncBuffer) Write(p []byte) (int, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.Write(p)
+}
+
+func (s *syncBuffer) String() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.String()
+}
+
+// missing-index drops the loan/request indexes, the queries log RMB's line
+// and PostgreSQL really scans; another profile puts the indexes back.
+func TestMissingIndexProfileDropsAndRestoresIndexes(t *testing.T) {
+	pool, tenant, f := newTenant(t)
+	var logs syncBuffer
+	old := slog.Default()
+	slog.SetDefault(slog.New(slog.NewTextHandler(&logs, nil)))
+	t.Cleanup(func() { slog.SetDefault(old) })
+
+	indexes := func() string {
+		rows, _ := pool.Query(t.Context(), `SELECT indexname FROM pg_indexes WHERE schemaname = $1 ORDER BY 1`, tenant+"_mod_circulation_storage")
+		var names []string
+		for rows.Next() {
+			var n string
+			rows.Scan(&n)
+			names = append(names, n)
+		}
+		return strings.Join(names, ",")
+	}
+	if !strings.Contains(indexes(), "loan_userid_idx") {
+		t.Fatalf("fresh tenant lacks loan_userid_idx: %s", indexes())
+	}
+	e := newEnv(t, pool, tenant, "missing-index")
+	uid := f.users["u-005"]
+	r := e.do("GET", "/circulation/loans?query="+q("(userId=="+uid+" and status.name<>Closed)")+"&limit=1", nil)
+	if r.status != 200 {
+		t.Fatalf("loans: %d %s", r.status, r.body)
+	}
+	got := indexes()
+	for _, gone := range []string{"loan_userid_idx,", "request_requesterid_idx", "request_itemid_idx"} {
+		if strings.Contains(got, gone) {
+			t.Errorf("missing-index left %s in place: %s", gone, got)
+		}
+	}
+	if !strings.Contains(got, "loan_itemid_idx_unique") {
+		t.Errorf("missing-index dropped the open-loan unique index: %s", got)
+	}
+	if !strings.Contains(logs.String(), "Doing SQL query without index for userId") {
+		t.Errorf("no RMB warning logged; logs:\n%s", logs.String())
+	}
+	var plan string
+	pool.QueryRow(t.Context(), `EXPLAIN SELECT jsonb FROM `+tenant+`_mod_circulation_storage.loan WHERE `+storage.FieldExpr("userId")+` = $1`, uid).Scan(&plan)
+	if !strings.Contains(plan, "Seq Scan") {
+		t.Errorf("loan lookup by userId is not a scan under missing-index: %s", plan)
+	}
+
+	fast := newEnv(t, pool, tenant, "fast")
+	if r := fast.do("GET", "/loan-storage/loans?query="+q("userId=="+uid), nil); r.status != 200 {
+		t.Fatalf("loans: %d %s", r.status, r.body)
+	}
+	if got := indexes(); !strings.Contains(got, "loan_userid_idx,") || !strings.Contains(got, "request_requesterid_idx") {
+		t.Fatalf("fast did not restore the indexes: %s", got)
+	}
+}
+
+// leak: every request leaves bytesPerRequest behind in mod-circulation and
+// is scanned by every later request; fast retains nothing.
+func TestLeakProfileRetainsMemoryPerRequest(t *testing.T) {
+	prof, err := profile.Load("../../profiles", "leak")
+	if err != nil {
+		t.Fatal(err)
+	}
+	l := &leakyHistory{size: prof.Leak.BytesPerRequest}
+	h := l.wrap(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {}))
+	for i := 0; i < 500; i++ {
+		h.ServeHTTP(httptest.NewRecorder(), httptest.NewRequest("GET", fmt.Sprintf("/circulation/loans?i=%d", i), nil))
+	}
+	retained := 0
+	for _, e := range l.entries {
+		retained += len(e)
+	}
+	if len(l.entries) != 500 || retained != 500*prof.Leak.BytesPerRequest {
+		t.Fatalf("retained %d entries / %d bytes after 500 requests", len(l.entries), retained)
+	}
+	fast, _ := profile.Load("../../profiles", "fast")
+	if fast.Leak != nil {
+		t.Fatal("fast leaks")
+	}
+}
