@@ -133,7 +133,7 @@ var sqlCases = []sqlCase{
 
 	// Honeysuckle-era variants.
 	{"hs groups all sorted", groupsT, `cql.allRecords=1 sortby group`, "TRUE",
-		"(CASE WHEN jsonb_typeof(jsonb->'group') = 'number' THEN (jsonb->'group')::numeric END), " + f("group"), nil, nil},
+		f("group"), nil, nil},
 	{"hs active users", usersT, `active=="true"`, f("active") + " = " + p(1), "", args("true"), nil},
 	{"hs loan policy by quoted id", policyT, `(id=="` + lostPolicy + `")`, "id = $1", "", args(lostPolicy), nil},
 
@@ -164,15 +164,23 @@ var sqlCases = []sqlCase{
 		args("0b96a642-5e00-0000-0000-000000000000", "0b96a642-5eff-ffff-ffff-ffffffffffff"), nil},
 	{"id <> non-uuid matches every row", itemT, `id<>` + itemBC, "id IS NOT NULL", "", nil, nil},
 	{"id = behaves like ==", itemT, `id=` + strings.ToUpper(itemID), "id = $1", "", args(itemID), nil},
-	{"id any is a set", itemT, `id any "` + itemID + ` nope ` + loanID + `"`, "(id = $1 OR id = $2)", "", args(itemID, loanID), nil},
+	{"id <> with truncation is outside the range", itemT, `id<>"0b96a642-5e*"`, "(id < $1 OR id > $2)", "",
+		args("0b96a642-5e00-0000-0000-000000000000", "0b96a642-5eff-ffff-ffff-ffffffffffff"), nil},
+	{"id == empty is every record", itemT, `id==""`, "id IS NOT NULL", "", nil, nil},
+	{"id < with a UUID", itemT, `id<` + itemID, "id < $1", "", args(itemID), nil},
 	{"foreign-key column", itemT, `holdingsRecordId==` + groupID, "holdingsrecordid = $1", "", args(groupID), nil},
-	{"number compares as JSON number", requestT, `position>9`, "jsonb->'position' > $1::text::jsonb", "", args("9"), []string{"position"}},
+	{"> without /number compares strings, as RMB", requestT, `position>9`, f("position") + " > " + p(1), "", args("9"), []string{"position"}},
+	{">/number compares JSON numbers", requestT, `position >/number 9`, "jsonb->'position' > $1::text::jsonb", "", args("9"), []string{"position"}},
+	{"==/number", requestT, `position ==/number 3.40`, "jsonb->'position' = $1::text::jsonb", "", args("3.40"), []string{"position"}},
+	{"= lone star matches every record", Table{}, `title=*`, "TRUE", "", nil, []string{"title"}},
+	{"= drops stand-alone star words", Table{}, `title="harry *"`, w(f("title"), 1), "", args("harry"), []string{"title"}},
+	{"default-restating modifiers are accepted", usersT, `barcode ==/ignoreCase/masked abc`, f("barcode") + " = " + p(1), "", args("abc"), nil},
 	{"date compares as text", loanT, `dueDate<"2026-11-22T00:00:00Z"`, f("dueDate") + " < " + p(1), "",
 		args("2026-11-22T00:00:00Z"), []string{"dueDate"}},
 
 	// Booleans: left-associative, one precedence, case-insensitive.
 	{"not keeps records lacking the field", itemT, `cql.allRecords=1 NOT status.name==Closed`,
-		"(TRUE AND NOT COALESCE(" + f("status.name") + " = " + p(1) + ", FALSE))", "", args("Closed"), nil},
+		"(TRUE AND (" + f("status.name") + " = " + p(1) + ") IS NOT TRUE)", "", args("Closed"), nil},
 	{"or then and: left to right", Table{}, `a==1 or b==2 and c==3`,
 		"((" + f("a") + " = " + p(1) + " OR " + f("b") + " = " + p(2) + ") AND " + f("c") + " = " + p(3) + ")", "",
 		args("1", "2", "3"), []string{"a", "b", "c"}},
@@ -186,8 +194,9 @@ var sqlCases = []sqlCase{
 	// sortby.
 	{"sortby two keys, descending", loanT, `status.name==Open sortby dueDate/sort.descending id`,
 		f("status.name") + " = " + p(1),
-		"(CASE WHEN jsonb_typeof(jsonb->'dueDate') = 'number' THEN (jsonb->'dueDate')::numeric END) DESC, " + f("dueDate") + " DESC, id",
-		args("Open"), nil},
+		f("dueDate") + " DESC, id", args("Open"), nil},
+	{"sortby /number", requestT, `itemId==` + itemID + ` sortby position/number`,
+		f("itemId") + " = " + p(1), "jsonb->'position'", args(itemID), nil},
 }
 
 func TestTranslate(t *testing.T) {
@@ -304,7 +313,13 @@ func TestErrors(t *testing.T) {
 		{strings.Repeat("(", 300) + "a==1" + strings.Repeat(")", 300), "query nested deeper than 200 parentheses"},
 		// Parsed fine, refused by the translator.
 		{`harry`, "cql.serverChoice requested, but no serverChoiceIndexes defined: harry"},
-		{`title =/number 5`, "unsupported relation modifier: =/number"},
+		{`title =/respectCase x`, "unsupported relation modifier: =/respectcase"},
+		{`title =/@type=x y`, "unsupported relation modifier: =/@type"},
+		{`position ==/number abc`, "CQL: position==/number needs a number, got: abc"},
+		{`position any/number 5`, "CQL: /number is not supported with any"},
+		{`id any "` + itemID + `"`, "CQL: Unsupported operator 'any' id only supports '=', '==', and '<>' (possibly with right truncation)"},
+		{`id ==/number 5`, "CQL: Unsupported modifier number"},
+		{`id=="0b*6*"`, "CQL: only right truncation supported for id: 0b*6*"},
 		{`title within "1 2"`, "unsupported relation: within"},
 		{`title exact x`, "unsupported relation: exact"},
 		{`a==1 prox b==2`, "prox is not supported"},
@@ -313,9 +328,9 @@ func TestErrors(t *testing.T) {
 		{`"a'b"==1`, `invalid index name: "a'b"`},
 		{`a..b==1`, `invalid index name: "a..b"`},
 		{`cql.resultSetId=x`, "unsupported index: cql.resultSetId"},
-		{`id<nope`, "Invalid UUID format of id, should be xxxxxxxx-xxxx-xxxx-xxxx-xxxxxxxxxxxx: id < nope"},
+		{`id<nope`, "CQL: Invalid UUID after id comparator <: nope"},
 		{`position>9*`, "wildcards are not allowed with >: 9*"},
-		{`a==1 sortby b/sort.ignoreCase`, "unsupported sort modifier: b/sort.ignorecase"},
+		{`a==1 sortby b/sort.respectCase`, "unsupported sort modifier: b/sort.respectcase"},
 		{`a==1 sortby "x y"`, `invalid sort index: "x y"`},
 		// cql-java's quirk: a run of words followed by a relation is an index.
 		{`barcode==x y==z`, `invalid index name: "x y"`},

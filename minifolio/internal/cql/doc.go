@@ -34,19 +34,23 @@
 //     one of them. RMB uses a full-text index there; the regex gives the
 //     same answers on ordinary values without needing one. f = "" matches
 //     records that have f.
-//   - < <= > >=: a plain decimal compares as a JSON number, anything else as
-//     folded text (ISO dates order correctly).
-//   - id and the foreign-key columns of Table.Columns use the uuid column:
-//     =, ==, adj, all mean equality; any is a set of UUIDs. A value that is
-//     not a UUID matches nothing (<> matches every row), the way RMB
-//     answers PTF's id=="<barcode>" user lookup; with < > it is a 400.
-//     Right truncation (id=="1234*") is a range on the uuid index.
-//   - cql.allRecords=1 is TRUE; and/or are AND/OR; "a not b" is
-//     a AND NOT b (a record lacking b's field counts as not matching b).
-//     prox, ^ anchoring, relation and boolean modifiers (=/number …),
-//     cql.serverChoice (a term with no index) are rejected with *Error.
-//   - sortby f[/sort.ascending|/sort.descending]: JSON numbers first by
-//     value, then the folded text, so request positions sort 9 < 10.
+//   - < <= > >=: folded string comparison, as in RMB ("2" > "19"; ISO
+//     dates order correctly). With /number (=, ==, <>, <, …) the JSON value
+//     compares as a number (3.4 == 3.400); sortby f/number likewise.
+//   - id and the foreign-key columns of Table.Columns use the uuid column,
+//     as RMB's pgId: =, == and <> with a UUID; < <= > >= with a UUID only
+//     (else *Error); right truncation (id=="1234*") is an index range;
+//     all/any/adj and modifiers are refused. A value that is not a UUID
+//     matches nothing with = / == (every record with <>) instead of
+//     failing: PTF's user lookup sends id=="<barcode>" ORed with
+//     barcode=="<barcode>" and expects the barcode to match.
+//   - cql.allRecords=1 is TRUE; and/or are AND/OR; "a not b" is RMB's
+//     "(a AND (b) IS NOT TRUE)", so records lacking b's field are kept.
+//     prox, ^ anchoring, cql.serverChoice (a term with no index) and
+//     modifiers other than /number and the defaults (masked, string,
+//     ignoreCase, ignoreAccents) are rejected with *Error.
+//   - sortby f[/sort.ascending|/sort.descending][/number]: by FieldExpr(f),
+//     or by the JSON value with /number.
 //
 // Translate reports, in SQL.Unindexed, the JSON fields queried that
 // Table.Indexed does not list, so the caller can log RMB's

@@ -166,9 +166,9 @@ func (tr *translator) node(n Node) (string, error) {
 		case "or":
 			return "(" + l + " OR " + r + ")", nil
 		default:
-			// NULL (a missing field) must count as "does not match" so
-			// that NOT keeps the records that lack the field.
-			return "(" + l + " AND NOT COALESCE(" + r + ", FALSE))", nil
+			// RMB's form: NULL (a missing field) counts as "does not
+			// match", so NOT keeps the records that lack the field.
+			return "(" + l + " AND (" + r + ") IS NOT TRUE)", nil
 		}
 	}
 	return "", errorf(-1, "empty query")
@@ -192,11 +192,12 @@ func (tr *translator) term(n *Term) (string, error) {
 	if !relations[n.Relation] {
 		return "", errorf(-1, "unsupported relation: %s", n.Relation)
 	}
-	if len(n.Modifiers) > 0 {
-		return "", errorf(-1, "unsupported relation modifier: %s/%s", n.Relation, n.Modifiers[0].Name)
-	}
 	if col, ok := tr.column(n.Index); ok {
 		return tr.uuidTerm(col, n)
+	}
+	number, err := relationModifiers(n)
+	if err != nil {
+		return "", err
 	}
 	ps, err := parts(n.Value, -1)
 	if err != nil {
@@ -204,6 +205,9 @@ func (tr *translator) term(n *Term) (string, error) {
 	}
 	if !tr.t.Indexed[n.Index] {
 		tr.unindexed[n.Index] = true
+	}
+	if number {
+		return tr.numberTerm(n, ps)
 	}
 	field := FieldExpr(n.Index)
 	switch n.Relation {
@@ -217,30 +221,76 @@ func (tr *translator) term(n *Term) (string, error) {
 		}
 		return field + " " + op + " " + tr.folded(literal(ps)), nil
 	case "<", "<=", ">", ">=":
+		// Strings compare as (folded) strings, as in RMB: "2" > "19";
+		// =/number and </number compare numbers.
 		if hasWildcard(ps) {
 			return "", errorf(-1, "wildcards are not allowed with %s: %s", n.Relation, n.Value)
 		}
-		v := literal(ps)
-		if numberRe.MatchString(v) {
-			// Numbers compare as JSON numbers (10 > 9), not as text.
-			return jsonValue(n.Index) + " " + n.Relation + " " + tr.bind(v) + "::text::jsonb", nil
-		}
-		return field + " " + n.Relation + " " + tr.folded(v), nil
+		return field + " " + n.Relation + " " + tr.folded(literal(ps)), nil
 	}
 	return tr.wordTerm(field, n)
+}
+
+// relationModifiers accepts RMB's modifiers that only restate the default
+// (masked, string, ignoreCase, ignoreAccents) and /number; the others
+// (respectCase, respectAccents, regexp, array @-modifiers …) need index
+// variants minifolio does not build, so they are refused.
+func relationModifiers(n *Term) (number bool, err error) {
+	for _, m := range n.Modifiers {
+		if m.Op == "" {
+			switch m.Name {
+			case "number":
+				number = true
+				continue
+			case "masked", "string", "ignorecase", "ignoreaccents":
+				continue
+			}
+		}
+		return false, errorf(-1, "unsupported relation modifier: %s/%s", n.Relation, m.Name)
+	}
+	return number, nil
+}
+
+// numberTerm is RMB's /number: the JSON value compares as a number (3.4 ==
+// 3.400, 2 < 19). Comparing jsonb with jsonb cannot fail on a record whose
+// value is not a number, unlike a ::numeric cast.
+func (tr *translator) numberTerm(n *Term, ps []part) (string, error) {
+	v := literal(ps)
+	if hasWildcard(ps) || !numberRe.MatchString(v) {
+		return "", errorf(-1, "CQL: %s%s/number needs a number, got: %s", n.Index, n.Relation, n.Value)
+	}
+	op := n.Relation
+	switch op {
+	case "==", "=":
+		op = "="
+	case "<>", "<", "<=", ">", ">=":
+	default:
+		return "", errorf(-1, "CQL: /number is not supported with %s", n.Relation)
+	}
+	return jsonValue(n.Index) + " " + op + " " + tr.bind(v) + "::text::jsonb", nil
 }
 
 // wordTerm is =, adj, all and any on a string field: RMB matches words
 // (full-text) there. Without a full-text index we approximate with a
 // regular expression on the folded field: a word is a run between
 // non-alphanumeric characters, "=" / adj want the words adjacent and in
-// order, all wants each word somewhere, any at least one. * and ? inside
-// a word match alphanumerics only. An empty term matches every record
-// that has the field, as in RMB.
+// order with only punctuation or space between, all wants each word
+// somewhere, any at least one. * and ? inside a word match alphanumerics
+// only. An empty term matches every record that has the field; a lone *
+// every record, as in RMB.
 func (tr *translator) wordTerm(field string, n *Term) (string, error) {
-	ws := words(n.Value)
-	if len(ws) == 0 {
+	all := words(n.Value)
+	if len(all) == 0 {
 		return field + " IS NOT NULL", nil
+	}
+	var ws []string
+	for _, w := range all {
+		if w != "*" { // RMB drops stand-alone * words
+			ws = append(ws, w)
+		}
+	}
+	if len(ws) == 0 {
+		return "TRUE", nil // RMB: * on a full-text field matches every record, even without the field
 	}
 	var pats []string
 	for _, w := range ws {
@@ -302,84 +352,72 @@ func (tr *translator) column(index string) (string, bool) {
 	return col, ok
 }
 
-// uuidTerm matches the id column or a foreign-key column. As in RMB, =
-// (and adj/all) behave like ==, and a term that is not a UUID matches no
-// record instead of failing: PTF's user lookup sends id=="<barcode>"
-// ORed with barcode=="<barcode>" and expects the barcode to match.
-// <> with a non-UUID matches every record that has the column set.
-// Right truncation (id=="12ab*") is an index range; other wildcards fall
-// back to a LIKE on the text form.
+// uuidTerm matches the id column or a foreign-key column the way RMB's
+// pgId does: =, == and <> with a UUID, right truncation (id=="12ab*") as
+// an index range, < <= > >= with a UUID only. A term that is not a UUID
+// matches no record with = / == (and every record with <>) instead of
+// failing: PTF's user lookup sends id=="<barcode>" ORed with
+// barcode=="<barcode>" and expects the barcode to match.
 func (tr *translator) uuidTerm(col string, n *Term) (string, error) {
-	ps, err := parts(strings.TrimSpace(n.Value), -1)
-	if err != nil {
-		return "", err
+	if len(n.Modifiers) > 0 {
+		return "", errorf(-1, "CQL: Unsupported modifier %s", n.Modifiers[0].Name)
 	}
-	if n.Relation == "any" {
-		var conds []string
-		for _, w := range words(n.Value) {
-			if uuidRe.MatchString(w) {
-				conds = append(conds, col+" = "+tr.bind(strings.ToLower(w)))
-			}
-		}
-		switch len(conds) {
-		case 0:
-			return "FALSE", nil
-		case 1:
-			return conds[0], nil
-		}
-		return "(" + strings.Join(conds, " OR ") + ")", nil
-	}
-	v := literal(ps)
-	if hasWildcard(ps) {
-		if n.Relation != "=" && n.Relation != "==" && n.Relation != "<>" {
-			return "", errorf(-1, "wildcards are not allowed with %s on %s: %s", n.Relation, n.Index, n.Value)
-		}
-		cond := ""
-		if len(ps) == 1 {
-			cond = col + " IS NOT NULL" // a lone *
-		} else if last := ps[len(ps)-1]; len(ps) == 2 && last.wild == '*' {
-			if lo, hi, ok := uuidRange(ps[0].lit); ok {
-				cond = col + " BETWEEN " + tr.bind(lo) + " AND " + tr.bind(hi)
-			} else {
-				cond = "FALSE"
-			}
-		} else {
-			cond = col + "::text LIKE lower(" + tr.bind(likePattern(ps)) + ")"
-		}
-		if n.Relation == "<>" {
-			return "(" + col + " IS NOT NULL AND NOT " + cond + ")", nil
-		}
-		return cond, nil
-	}
-	valid := uuidRe.MatchString(v)
+	eq := true
 	switch n.Relation {
+	case "=", "==":
 	case "<>":
-		if !valid {
-			return col + " IS NOT NULL", nil
-		}
-		return col + " <> " + tr.bind(strings.ToLower(v)), nil
+		eq = false
 	case "<", "<=", ">", ">=":
-		if !valid {
-			return "", errorf(-1, "Invalid UUID format of id, should be xxxxxxxx-xxxx-xxxx-xxxx-xxxxxxxxxxxx: %s %s %s", n.Index, n.Relation, v)
+		if !uuidRe.MatchString(n.Value) {
+			return "", errorf(-1, "CQL: Invalid UUID after %s comparator %s: %s", n.Index, n.Relation, n.Value)
 		}
-		return col + " " + n.Relation + " " + tr.bind(strings.ToLower(v)), nil
+		return col + " " + n.Relation + " " + tr.bind(strings.ToLower(n.Value)), nil
+	default:
+		return "", errorf(-1, "CQL: Unsupported operator '%s' %s only supports '=', '==', and '<>' (possibly with right truncation)",
+			n.Relation, n.Index)
 	}
-	if !valid {
-		return "FALSE", nil
+	// pick returns the condition for = / ==, or for <>; a missing
+	// foreign key (NULL) matches neither, as any undefined value in RMB.
+	pick := func(is, isNot string) (string, error) {
+		if eq {
+			return is, nil
+		}
+		return isNot, nil
 	}
-	return col + " = " + tr.bind(strings.ToLower(v)), nil
+	term := n.Value
+	if term == "" || term == "*" {
+		return pick(col+" IS NOT NULL", "FALSE")
+	}
+	if !strings.Contains(term, "*") {
+		if !uuidRe.MatchString(term) {
+			return pick("FALSE", col+" IS NOT NULL")
+		}
+		v := tr.bind(strings.ToLower(term))
+		return pick(col+" = "+v, col+" <> "+v)
+	}
+	prefix := strings.TrimSuffix(term, "*")
+	if strings.Contains(prefix, "*") {
+		return "", errorf(-1, "CQL: only right truncation supported for %s: %s", n.Index, term)
+	}
+	lo, hi, ok := uuidRange(prefix)
+	if !ok {
+		return pick("FALSE", col+" IS NOT NULL")
+	}
+	l, h := tr.bind(lo), tr.bind(hi)
+	return pick(col+" BETWEEN "+l+" AND "+h, "("+col+" < "+l+" OR "+col+" > "+h+")")
 }
 
-// sortKey orders by the folded text like RMB; a numeric JSON value sorts
-// first by its number so that request positions 9 < 10.
+// sortKey orders like RMB: by the folded text, or with /number by the
+// JSON value (numbers in numeric order).
 func (tr *translator) sortKey(k SortKey) (string, error) {
-	dir := ""
+	dir, number := "", false
 	for _, m := range k.Modifiers {
 		switch m.Name {
-		case "sort.ascending":
-			dir = ""
+		case "sort.ascending", "string", "ignorecase", "ignoreaccents":
 		case "sort.descending":
 			dir = " DESC"
+		case "number":
+			number = true
 		default:
 			return "", errorf(-1, "unsupported sort modifier: %s/%s", k.Index, m.Name)
 		}
@@ -390,7 +428,8 @@ func (tr *translator) sortKey(k SortKey) (string, error) {
 	if strings.HasPrefix(strings.ToLower(k.Index), "cql.") || !pathRe.MatchString(k.Index) {
 		return "", errorf(-1, "invalid sort index: %q", k.Index)
 	}
-	v := jsonValue(k.Index)
-	return "(CASE WHEN jsonb_typeof(" + v + ") = 'number' THEN (" + v + ")::numeric END)" + dir + ", " +
-		FieldExpr(k.Index) + dir, nil
+	if number {
+		return jsonValue(k.Index) + dir, nil
+	}
+	return FieldExpr(k.Index) + dir, nil
 }

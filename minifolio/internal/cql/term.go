@@ -110,9 +110,9 @@ func uuidRange(prefix string) (lo, hi string, ok bool) {
 	return p + strings.ReplaceAll(rest, "x", "0"), p + strings.ReplaceAll(rest, "x", "f"), true
 }
 
-// numberRe is a plain decimal: such terms compare as JSON numbers with
-// < > <= >=. The length bounds keep the value inside numeric's range.
-var numberRe = regexp.MustCompile(`^-?[0-9]{1,30}(\.[0-9]{1,30})?$`)
+// numberRe is a JSON number for /number. The length bounds keep it far
+// inside the range of PostgreSQL's numeric.
+var numberRe = regexp.MustCompile(`^-?[0-9]{1,30}(\.[0-9]{1,30})?([eE][+-]?[0-9]{1,3})?$`)
 
 // pathRe is an RMB index name: dot-separated JSON property names. Names
 // are written into the SQL text (they must match the index expression
