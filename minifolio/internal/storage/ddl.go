@@ -92,38 +92,57 @@ type DDLOptions struct {
 // ID is "<schema>.<table>", the key of DDLOptions.WithoutIndexes.
 func (t *Table) ID() string { return t.Schema + "." + t.Name }
 
-// CreateTenant creates (idempotently) every schema, table and index of a
-// tenant and registers the tenant in okapi.tenants. Concurrent callers are
-// serialised with an advisory lock: CREATE OR REPLACE FUNCTION and CREATE
-// EXTENSION race otherwise.
-func CreateTenant(ctx context.Context, db TxBeginner, tenant string, opt DDLOptions) error {
-	if !ValidTenant(tenant) {
-		return fmt.Errorf("invalid tenant id %q: use letters, digits and _ (start with a letter, at most 31)", tenant)
-	}
+// EnsureGlobal creates (idempotently) what all tenants share: extensions,
+// public.f_unaccent and okapi.tenants. Concurrent callers are serialised with
+// an advisory lock held only for this short transaction: CREATE EXTENSION and
+// CREATE FUNCTION race otherwise.
+func EnsureGlobal(ctx context.Context, db TxBeginner) error {
 	return pgx.BeginFunc(ctx, db, func(tx pgx.Tx) error {
 		if _, err := tx.Exec(ctx, `SELECT pg_advisory_xact_lock(7130001)`); err != nil {
 			return err
 		}
-		stmts := append([]string{}, globalDDL...)
-		stmts = append(stmts, TableDDL(tenant)...)
-		if !opt.NoIndexes {
-			for _, t := range Tables {
-				tt := t
-				if f := opt.WithoutIndexes[t.ID()]; len(f) > 0 {
-					tt = t.WithoutIndexes(f...)
-				}
-				stmts = append(stmts, IndexDDL(tenant, tt)...)
-			}
-		}
-		for _, s := range stmts {
+		for _, s := range globalDDL {
 			if _, err := tx.Exec(ctx, s); err != nil {
-				return fmt.Errorf("creating tenant %s: %w (statement: %.120s)", tenant, err, s)
+				return fmt.Errorf("creating shared objects: %w (statement: %.80s)", err, s)
 			}
 		}
-		_, err := tx.Exec(ctx, `INSERT INTO okapi.tenants (id, jsonb) VALUES ($1, jsonb_build_object('id', $1::text, 'name', $1::text))
-			ON CONFLICT (id) DO NOTHING`, tenant)
-		return err
+		return nil
 	})
+}
+
+// CreateSchemas creates (idempotently) every schema, table and, unless
+// opt.NoIndexes, index of a tenant, and registers the tenant. It needs
+// EnsureGlobal first; inside a caller's transaction nothing is visible
+// (or left behind) until that transaction commits.
+func CreateSchemas(ctx context.Context, db DB, tenant string, opt DDLOptions) error {
+	if !ValidTenant(tenant) {
+		return fmt.Errorf("invalid tenant id %q: use letters, digits and _ (start with a letter, at most 31)", tenant)
+	}
+	stmts := TableDDL(tenant)
+	for _, s := range stmts {
+		if _, err := db.Exec(ctx, s); err != nil {
+			return fmt.Errorf("creating tenant %s: %w (statement: %.120s)", tenant, err, s)
+		}
+	}
+	if !opt.NoIndexes {
+		if err := CreateIndexes(ctx, db, tenant, opt); err != nil {
+			return err
+		}
+	}
+	_, err := db.Exec(ctx, `INSERT INTO okapi.tenants (id, jsonb) VALUES ($1, jsonb_build_object('id', $1::text, 'name', $1::text))
+		ON CONFLICT (id) DO NOTHING`, tenant)
+	return err
+}
+
+// CreateTenant is EnsureGlobal + CreateSchemas in one transaction.
+func CreateTenant(ctx context.Context, db TxBeginner, tenant string, opt DDLOptions) error {
+	if !ValidTenant(tenant) {
+		return fmt.Errorf("invalid tenant id %q: use letters, digits and _ (start with a letter, at most 31)", tenant)
+	}
+	if err := EnsureGlobal(ctx, db); err != nil {
+		return err
+	}
+	return pgx.BeginFunc(ctx, db, func(tx pgx.Tx) error { return CreateSchemas(ctx, tx, tenant, opt) })
 }
 
 // CreateIndexes creates every secondary index of a tenant (after a bulk load).

@@ -1,0 +1,100 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"syscall"
+
+	"github.com/folio-perf/folio-perf/minifolio/internal/seed"
+	"github.com/folio-perf/folio-perf/minifolio/internal/storage"
+)
+
+func cmdSeed(args []string, out io.Writer) error {
+	fs := newFlags("seed")
+	tenant := fs.String("tenant", "fs09000000", "tenant id")
+	admin := fs.String("admin-user", "folio_admin", "operator username")
+	pass := fs.String("admin-password", "", "operator password (default $MINIFOLIO_ADMIN_PASSWORD, else \"admin\"; local-only)")
+	items := fs.Int("items", 1000, "items (each with its own holdings record and instance)")
+	users := fs.Int("users", 100, "active patrons without blocks")
+	loans := fs.Int("loans", 0, "open loans on the first N items (items \"Checked out\")")
+	events := fs.Int("events-per-user", 0, "past check-out/check-in event pairs per user (patron-block history)")
+	eventUsers := fs.Int("event-users", 0, "how many users get that history (default: all)")
+	force := fs.Bool("force", false, "drop the tenant if it exists and seed again")
+	quiet := fs.Bool("quiet", false, "no progress lines")
+	db := dbFlag(fs)
+	if err := parse(fs, args); err != nil {
+		return err
+	}
+	dsn, err := dbURL(*db)
+	if err != nil {
+		return err
+	}
+	pw := *pass
+	if pw == "" {
+		pw = os.Getenv("MINIFOLIO_ADMIN_PASSWORD")
+	}
+	if pw == "" {
+		pw = "admin" // documented local-only default, as FOLIO's own dev setups
+	}
+	o := seed.Options{Tenant: *tenant, AdminUser: *admin, AdminPassword: pw, Items: *items, Users: *users,
+		Loans: *loans, EventsPerUser: *events, EventUsers: *eventUsers, Force: *force}
+	if !*quiet {
+		o.Progress = out
+	}
+	if err := o.Validate(); err != nil {
+		return fail(err.Error(), "correct the flags (minifolio seed -h)")
+	}
+	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGINT, syscall.SIGTERM)
+	defer stop()
+	pool, err := storage.Open(ctx, dsn, 2)
+	if err != nil {
+		return fail(err.Error(), "start the database (make stack-up) or correct --db / MINIFOLIO_DB")
+	}
+	defer pool.Close()
+	res, err := seed.Run(ctx, pool, o)
+	switch {
+	case errors.Is(err, seed.ErrExists):
+		return fail(fmt.Sprintf("tenant %s exists but was not created by minifolio seed", *tenant), "add --force to drop it and seed again")
+	case errors.Is(err, context.Canceled):
+		return fail("interrupted; nothing was written (the seed is one transaction)", "run the seed again")
+	case err != nil:
+		return err
+	case res.Skipped:
+		m := res.Seeded
+		fmt.Fprintf(out, "tenant %s is already seeded (%d items, %d users, %d loans at %s); nothing done. Use --force to drop it and seed again.\n",
+			*tenant, m.Items, m.Users, m.Loans, m.At)
+		return nil
+	}
+	fmt.Fprintf(out, "seeded tenant %s: %d items (+holdings, instances), %d users, %d open loans, %d events per user for %d users in %s\n",
+		*tenant, *items, *users, *loans, *events, res.Seeded.EventUsers, res.Took.Round(1e7))
+	return nil
+}
+
+func cmdReset(args []string, out io.Writer) error {
+	fs := newFlags("reset")
+	tenant := fs.String("tenant", "fs09000000", "tenant id")
+	db := dbFlag(fs)
+	if err := parse(fs, args); err != nil {
+		return err
+	}
+	dsn, err := dbURL(*db)
+	if err != nil {
+		return err
+	}
+	ctx := context.Background()
+	pool, err := storage.Open(ctx, dsn, 2)
+	if err != nil {
+		return fail(err.Error(), "start the database (make stack-up) or correct --db / MINIFOLIO_DB")
+	}
+	defer pool.Close()
+	res, err := seed.Reset(ctx, pool, *tenant)
+	if err != nil {
+		return err
+	}
+	fmt.Fprintf(out, "reset tenant %s: circulation tables truncated, %d items made Available\n", *tenant, res.ItemsMadeAvailable)
+	return nil
+}

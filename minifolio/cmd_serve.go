@@ -1,0 +1,117 @@
+package main
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"net"
+	"net/http"
+	"os"
+	"os/signal"
+	"strings"
+	"syscall"
+	"time"
+
+	"github.com/folio-perf/folio-perf/minifolio/internal/catalog"
+	"github.com/folio-perf/folio-perf/minifolio/internal/modules"
+	"github.com/folio-perf/folio-perf/minifolio/internal/okapi"
+	"github.com/folio-perf/folio-perf/minifolio/internal/storage"
+)
+
+// gatewayName is the process name of the gateway (pid file, Telegraf's
+// module tag), as FOLIO calls it.
+const gatewayName = "okapi"
+
+func cmdServe(args []string, _ io.Writer) error {
+	fs := newFlags("serve")
+	module := fs.String("module", "", "okapi (the gateway) or a module name: "+moduleNames())
+	port := fs.Int("port", 0, "listen port (default: 9130 for okapi, 9130 + the module's offset otherwise)")
+	prof := fs.String("profile", "fast", "release profile (minifolio/profiles/<name>.json)")
+	ttl := fs.Duration("token-ttl", 10*time.Minute, "access-token lifetime (okapi only)")
+	okapiURL := fs.String("okapi-url", "http://127.0.0.1:9130", "gateway URL modules call each other through")
+	db := dbFlag(fs)
+	if err := parse(fs, args); err != nil {
+		return err
+	}
+	dsn, err := dbURL(*db)
+	if err != nil {
+		return err
+	}
+	slog.SetDefault(slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelInfo})))
+	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGTERM, syscall.SIGINT)
+	defer stop()
+
+	if *module == gatewayName {
+		if *port == 0 {
+			*port = 9130
+		}
+		return serveGateway(ctx, dsn, *port, *ttl)
+	}
+	m, ok := catalog.ByName(*module)
+	if !ok {
+		return fail(fmt.Sprintf("unknown module %q", *module), "use --module okapi or one of "+moduleNames())
+	}
+	if *port == 0 {
+		*port = 9130 + m.Offset
+	}
+	err = modules.Serve(ctx, modules.Config{Name: m.Name, Addr: fmt.Sprintf("127.0.0.1:%d", *port), DB: dsn,
+		OkapiURL: *okapiURL, Profile: *prof})
+	if err != nil {
+		slog.Error("module stopped", "module", m.Name, "err", err)
+	}
+	return err
+}
+
+func moduleNames() string {
+	var n []string
+	for _, m := range catalog.Modules {
+		n = append(n, m.Name)
+	}
+	return strings.Join(n, ", ")
+}
+
+// serveGateway runs the okapi process until ctx ends.
+func serveGateway(ctx context.Context, dsn string, port int, ttl time.Duration) error {
+	secret := []byte(os.Getenv("MINIFOLIO_TOKEN_SECRET"))
+	if len(secret) == 0 {
+		// Tokens then die with the process; `up` always passes one.
+		b := make([]byte, 32)
+		_, _ = rand.Read(b)
+		secret = []byte(hex.EncodeToString(b))
+		slog.Warn("MINIFOLIO_TOKEN_SECRET not set: tokens are signed with a random secret and will not survive a restart")
+	}
+	signer, err := okapi.NewSigner(secret)
+	if err != nil {
+		return fail(err.Error(), "export a longer MINIFOLIO_TOKEN_SECRET")
+	}
+	pool, err := storage.Open(ctx, dsn, 16)
+	if err != nil {
+		return err
+	}
+	defer pool.Close()
+	gw := okapi.New(okapi.Config{Port: port, DB: pool, Signer: signer, TokenTTL: ttl,
+		SameSite: os.Getenv("LOGIN_COOKIE_SAMESITE")})
+	ln, err := net.Listen("tcp", fmt.Sprintf("127.0.0.1:%d", port))
+	if err != nil {
+		return fail(fmt.Sprintf("okapi cannot listen on 127.0.0.1:%d (%v)", port, errors.Unwrap(err)), "free the port or pass another --port")
+	}
+	srv := &http.Server{Handler: gw, ReadHeaderTimeout: 10 * time.Second, IdleTimeout: 120 * time.Second,
+		MaxHeaderBytes: 64 << 10}
+	done := make(chan error, 1)
+	go func() { done <- srv.Serve(ln) }()
+	slog.Info("okapi started", "addr", ln.Addr().String(), "token_ttl", ttl.String())
+	select {
+	case err := <-done:
+		return err
+	case <-ctx.Done():
+		sctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+		defer cancel()
+		_ = srv.Shutdown(sctx)
+		slog.Info("okapi stopped")
+		return nil
+	}
+}

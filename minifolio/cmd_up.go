@@ -1,0 +1,267 @@
+package main
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"encoding/json"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strconv"
+	"time"
+
+	"github.com/folio-perf/folio-perf/minifolio/internal/catalog"
+	"github.com/folio-perf/folio-perf/minifolio/internal/procs"
+	"github.com/folio-perf/folio-perf/minifolio/internal/profile"
+	"github.com/folio-perf/folio-perf/minifolio/internal/storage"
+)
+
+// proc is one process of a minifolio deployment.
+type proc struct {
+	name string
+	port int
+}
+
+// deployment lists the gateway and every module for a base port, gateway first.
+func deployment(port int) []proc {
+	ps := []proc{{gatewayName, port}}
+	for _, m := range catalog.Modules {
+		ps = append(ps, proc{m.Name, port + m.Offset})
+	}
+	return ps
+}
+
+// marker is what the cmdline of our process for name must contain (the
+// trailing " --port" keeps mod-inventory from matching mod-inventory-storage).
+func marker(name string) string { return "serve --module " + name + " --port" }
+
+// state is <run-dir>/state.json: what `up` started, for status and a second up.
+type state struct {
+	Port    int    `json:"port"`
+	Profile string `json:"profile"`
+	Started string `json:"started"`
+}
+
+func runDirFlag(fsRunDir *string) (procs.Dir, error) {
+	abs, err := filepath.Abs(*fsRunDir)
+	if err != nil {
+		return "", err
+	}
+	return procs.Dir(abs), nil
+}
+
+func readState(d procs.Dir) (state, bool) {
+	var s state
+	b, err := os.ReadFile(filepath.Join(string(d), "state.json"))
+	if err != nil || json.Unmarshal(b, &s) != nil || s.Port == 0 {
+		return state{}, false
+	}
+	return s, true
+}
+
+func cmdUp(args []string, out io.Writer) error {
+	fs := newFlags("up")
+	port := fs.Int("port", 9130, "gateway port; module ports are this plus 1..9")
+	prof := fs.String("profile", "fast", "release profile (minifolio/profiles/<name>.json)")
+	ttl := fs.Duration("token-ttl", 10*time.Minute, "access-token lifetime")
+	runDir := fs.String("run-dir", ".stack/minifolio", "directory for pid files and logs/")
+	timeout := fs.Duration("timeout", 60*time.Second, "how long to wait for every process to be healthy")
+	db := dbFlag(fs)
+	if err := parse(fs, args); err != nil {
+		return err
+	}
+	if *port < 1 || *port > 65535-20 {
+		return fail(fmt.Sprintf("invalid --port %d", *port), "use a port between 1024 and 65500")
+	}
+	dsn, err := dbURL(*db)
+	if err != nil {
+		return err
+	}
+	dir, err := runDirFlag(runDir)
+	if err != nil {
+		return err
+	}
+
+	// Already (partly) up? Judge by the pid files of the recorded deployment.
+	if st, ok := readState(dir); ok {
+		var alive, dead []string
+		for _, p := range deployment(st.Port) {
+			if procs.Ours(dir.ReadPid(p.name), marker(p.name)) {
+				alive = append(alive, p.name)
+			} else {
+				dead = append(dead, p.name)
+			}
+		}
+		if len(dead) == 0 {
+			fmt.Fprintf(out, "minifolio is already up: gateway http://127.0.0.1:%d, profile %s, %d processes (pid files in %s). Nothing started.\n",
+				st.Port, st.Profile, len(alive), dir)
+			return nil
+		}
+		if len(alive) > 0 {
+			return fail(fmt.Sprintf("minifolio is partly up (%d running, %s not)", len(alive), dead[0]),
+				"run 'minifolio down' and then 'minifolio up'")
+		}
+	}
+
+	if _, err := profile.Load(profile.Dir(), *prof); err != nil {
+		return fail(err.Error(), "pick a profile from "+profile.Dir())
+	}
+	ctx := context.Background()
+	pool, err := storage.Open(ctx, dsn, 1)
+	if err != nil {
+		return fail(err.Error(), "start the database (make stack-up) or correct --db / MINIFOLIO_DB")
+	}
+	pool.Close()
+	ps := deployment(*port)
+	for _, p := range ps {
+		if !procs.PortFree(p.port) {
+			return fail(fmt.Sprintf("port %d (for %s) is already in use", p.port, p.name),
+				fmt.Sprintf("stop what listens on it, or choose another base port with --port (minifolio uses --port to --port+%d)", len(ps)-1))
+		}
+	}
+	exe, err := os.Executable()
+	if err != nil {
+		return err
+	}
+	secret := os.Getenv("MINIFOLIO_TOKEN_SECRET")
+	if secret == "" {
+		b := make([]byte, 32)
+		_, _ = rand.Read(b)
+		secret = hex.EncodeToString(b)
+	}
+	// The DB URL and the token secret reach the children through their
+	// environment only: command lines are world-readable in /proc.
+	env := []string{"MINIFOLIO_DB=" + dsn}
+	okapiURL := fmt.Sprintf("http://127.0.0.1:%d", *port)
+	var started []proc
+	stopStarted := func() {
+		for i := len(started) - 1; i >= 0; i-- {
+			_, _ = dir.Stop(started[i].name, 5*time.Second, marker(started[i].name))
+		}
+		_ = os.Remove(filepath.Join(string(dir), "state.json"))
+	}
+	for _, p := range ps {
+		args := []string{"serve", "--module", p.name, "--port", strconv.Itoa(p.port), "--profile", *prof}
+		e := env
+		if p.name == gatewayName {
+			args = append(args, "--token-ttl", ttl.String())
+			e = append(append([]string{}, env...), "MINIFOLIO_TOKEN_SECRET="+secret)
+		} else {
+			args = append(args, "--okapi-url", okapiURL)
+		}
+		if _, err := dir.Start(exe, procs.Spec{Name: p.name, Args: args, Env: e, Port: p.port}); err != nil {
+			stopStarted()
+			return fail(fmt.Sprintf("cannot start %s: %v", p.name, err), "check that "+string(dir)+" is writable")
+		}
+		started = append(started, p)
+	}
+
+	deadline := time.Now().Add(*timeout)
+	pending := append([]proc{}, ps...)
+	for len(pending) > 0 {
+		var still []proc
+		for _, p := range pending {
+			if procs.Healthy(ctx, p.port) {
+				continue
+			}
+			if !procs.Ours(dir.ReadPid(p.name), marker(p.name)) {
+				cause := procs.LastLine(dir.LogFile(p.name))
+				stopStarted()
+				return fail(fmt.Sprintf("%s exited during start-up: %s", p.name, cause), "read "+dir.LogFile(p.name))
+			}
+			still = append(still, p)
+		}
+		pending = still
+		if len(pending) == 0 {
+			break
+		}
+		if time.Now().After(deadline) {
+			stopStarted()
+			return fail(fmt.Sprintf("%s did not answer GET /admin/health on port %d within %s", pending[0].name, pending[0].port, *timeout),
+				"read "+dir.LogFile(pending[0].name))
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+	b, _ := json.Marshal(state{Port: *port, Profile: *prof, Started: time.Now().UTC().Format(time.RFC3339)})
+	if err := os.WriteFile(filepath.Join(string(dir), "state.json"), b, 0o644); err != nil {
+		stopStarted()
+		return err
+	}
+	fmt.Fprintf(out, "minifolio up: gateway http://127.0.0.1:%d, %d modules, profile %s, token TTL %s; logs in %s\n",
+		*port, len(ps)-1, *prof, ttl, filepath.Join(string(dir), "logs"))
+	return nil
+}
+
+// knownNames: every pid-file name a deployment can have.
+func knownNames() []string {
+	var n []string
+	for _, p := range deployment(9130) {
+		n = append(n, p.name)
+	}
+	return n
+}
+
+func cmdDown(args []string, out io.Writer) error {
+	fs := newFlags("down")
+	runDir := fs.String("run-dir", ".stack/minifolio", "directory of the pid files written by up")
+	if err := parse(fs, args); err != nil {
+		return err
+	}
+	dir, err := runDirFlag(runDir)
+	if err != nil {
+		return err
+	}
+	stopped := 0
+	// Modules first, gateway last: in-flight requests drain through it.
+	names := knownNames()
+	for i := len(names) - 1; i >= 0; i-- {
+		ok, err := dir.Stop(names[i], 10*time.Second, marker(names[i]))
+		if err != nil {
+			return fail(fmt.Sprintf("stopping %s: %v", names[i], err), "stop pid "+strconv.Itoa(dir.ReadPid(names[i]))+" by hand")
+		}
+		if ok {
+			stopped++
+		}
+	}
+	_ = os.Remove(filepath.Join(string(dir), "state.json"))
+	if stopped == 0 {
+		fmt.Fprintln(out, "minifolio is not running; nothing to stop")
+		return nil
+	}
+	fmt.Fprintf(out, "minifolio down: stopped %d processes\n", stopped)
+	return nil
+}
+
+func cmdStatus(args []string, out io.Writer) error {
+	fs := newFlags("status")
+	runDir := fs.String("run-dir", ".stack/minifolio", "directory of the pid files written by up")
+	if err := parse(fs, args); err != nil {
+		return err
+	}
+	dir, err := runDirFlag(runDir)
+	if err != nil {
+		return err
+	}
+	st, ok := readState(dir)
+	if !ok {
+		fmt.Fprintf(out, "minifolio is not running (no state in %s); start it with 'minifolio up'\n", dir)
+		return errDown
+	}
+	down := false
+	for _, p := range deployment(st.Port) {
+		pid := dir.ReadPid(p.name)
+		s := "up"
+		if !procs.Ours(pid, marker(p.name)) {
+			s, pid, down = "down", 0, true
+		} else if !procs.Healthy(context.Background(), p.port) {
+			s, down = "unhealthy", true
+		}
+		fmt.Fprintf(out, "%-24s %-9s http://127.0.0.1:%d  pid %d\n", p.name, s, p.port, pid)
+	}
+	if down {
+		return errDown
+	}
+	return nil
+}

@@ -1,0 +1,227 @@
+// Package seed loads a deterministic FOLIO data set into a tenant (reference
+// data, instances/holdings/items, users, optional open loans and patron-block
+// event history) through PostgreSQL COPY, and restores the pre-test state
+// with PTF's reset SQL (perf-testing checkin-checkout-db-restore.sql).
+//
+// Everything a seed writes happens in one transaction: a failed or
+// interrupted seed leaves nothing behind, and a tenant marked seeded in
+// okapi.tenants is complete.
+package seed
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"time"
+
+	"github.com/folio-perf/folio-perf/minifolio/internal/credentials"
+	"github.com/folio-perf/folio-perf/minifolio/internal/storage"
+	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgxpool"
+)
+
+// Options are the flags of `minifolio seed`.
+type Options struct {
+	Tenant        string
+	AdminUser     string
+	AdminPassword string // local-only operator password; never logged
+	Items         int    // items, each with its own holdings record and instance
+	Users         int    // active patrons without blocks (usr0000000…)
+	Loans         int    // open loans on the first Loans items, items "Checked out"
+	EventsPerUser int    // item_checked_out/in event pairs per user (patron-block history)
+	EventUsers    int    // how many users get that history (0: all)
+	Force         bool   // drop an existing tenant and seed again
+	Progress      io.Writer
+}
+
+// Result says what a seed did.
+type Result struct {
+	Skipped bool // the tenant was already seeded (and Force was not set)
+	Seeded  Marker
+	Took    time.Duration
+}
+
+// Marker is stored in okapi.tenants.jsonb.seeded once a seed committed.
+type Marker struct {
+	Items         int    `json:"items"`
+	Users         int    `json:"users"`
+	Loans         int    `json:"loans"`
+	EventsPerUser int    `json:"eventsPerUser"`
+	EventUsers    int    `json:"eventUsers"`
+	AdminUser     string `json:"adminUser"`
+	At            string `json:"at"`
+}
+
+// Validate reports a flag combination that cannot be seeded.
+func (o Options) Validate() error {
+	switch {
+	case !storage.ValidTenant(o.Tenant):
+		return fmt.Errorf("invalid --tenant %q: letters, digits and _, starting with a letter, at most 31", o.Tenant)
+	case o.AdminUser == "" || o.AdminPassword == "":
+		return errors.New("the operator needs --admin-user and --admin-password (or MINIFOLIO_ADMIN_PASSWORD)")
+	case o.Items < 0 || o.Users < 0 || o.Loans < 0 || o.EventsPerUser < 0 || o.EventUsers < 0:
+		return errors.New("--items, --users, --loans and --events-per-user must not be negative")
+	case o.Loans > o.Items:
+		return fmt.Errorf("--loans %d is more than --items %d: every loan needs its own item", o.Loans, o.Items)
+	case o.Loans > 0 && o.Users == 0:
+		return errors.New("--loans needs at least one user (--users)")
+	case o.EventsPerUser > 0 && o.Users == 0:
+		return errors.New("--events-per-user needs at least one user (--users)")
+	}
+	return nil
+}
+
+// SeededMarker returns the marker of a seeded tenant (ok=false when the
+// tenant is not registered or was not seeded).
+func SeededMarker(ctx context.Context, db storage.DB, tenant string) (m Marker, registered, ok bool, err error) {
+	var raw []byte
+	err = db.QueryRow(ctx, `SELECT jsonb->'seeded' FROM okapi.tenants WHERE id = $1`, tenant).Scan(&raw)
+	if errors.Is(err, pgx.ErrNoRows) || storage.IsUndefinedTable(err) {
+		return m, false, false, nil
+	}
+	if err != nil {
+		return m, false, false, err
+	}
+	if len(raw) == 0 || string(raw) == "null" {
+		return m, true, false, nil
+	}
+	return m, true, json.Unmarshal(raw, &m) == nil, nil
+}
+
+// ErrExists: the tenant is registered but was not made by a seed.
+var ErrExists = errors.New("exists")
+
+// Run seeds a tenant. An already seeded tenant is left alone (Result.Skipped)
+// unless Force, which drops it first.
+func Run(ctx context.Context, pool *pgxpool.Pool, o Options) (Result, error) {
+	start := time.Now()
+	if err := o.Validate(); err != nil {
+		return Result{}, err
+	}
+	if err := storage.EnsureGlobal(ctx, pool); err != nil {
+		return Result{}, err
+	}
+	m, registered, seeded, err := SeededMarker(ctx, pool, o.Tenant)
+	if err != nil {
+		return Result{}, err
+	}
+	if seeded && !o.Force {
+		return Result{Skipped: true, Seeded: m}, nil
+	}
+	if registered && !seeded && !o.Force {
+		return Result{}, fmt.Errorf("tenant %s %w but was not created by seed: %w", o.Tenant, ErrExists, errors.New("use --force to drop it and seed again"))
+	}
+	g := newGen(o)
+	err = pgx.BeginFunc(ctx, pool, func(tx pgx.Tx) error {
+		// Bulk-load settings for this transaction only.
+		for _, s := range []string{"SET LOCAL maintenance_work_mem = '256MB'", "SET LOCAL synchronous_commit = off"} {
+			if _, err := tx.Exec(ctx, s); err != nil {
+				return err
+			}
+		}
+		if registered {
+			g.progress("dropping tenant %s (--force)", o.Tenant)
+			if err := storage.DropTenant(ctx, tx, o.Tenant); err != nil {
+				return err
+			}
+		}
+		// Indexes after COPY: building them once is far cheaper than
+		// maintaining them row by row.
+		if err := storage.CreateSchemas(ctx, tx, o.Tenant, storage.DDLOptions{NoIndexes: true}); err != nil {
+			return err
+		}
+		if err := g.reference(ctx, tx); err != nil {
+			return err
+		}
+		if err := g.bulk(ctx, tx); err != nil {
+			return err
+		}
+		g.progress("creating indexes")
+		if err := storage.CreateIndexes(ctx, tx, o.Tenant, storage.DDLOptions{}); err != nil {
+			return err
+		}
+		m = Marker{Items: o.Items, Users: o.Users, Loans: o.Loans, EventsPerUser: o.EventsPerUser,
+			EventUsers: g.eventUsers, AdminUser: o.AdminUser, At: time.Now().UTC().Format(time.RFC3339)}
+		mb, _ := json.Marshal(m)
+		_, err := tx.Exec(ctx, `UPDATE okapi.tenants SET jsonb = jsonb || jsonb_build_object('seeded', $2::jsonb) WHERE id = $1`, o.Tenant, mb)
+		return err
+	})
+	if err != nil {
+		return Result{}, err
+	}
+	g.progress("analyzing")
+	for _, t := range []*storage.Table{itemT, holdingsT, instanceT, usersT, loanT} {
+		_, _ = pool.Exec(ctx, "ANALYZE "+t.QualifiedName(o.Tenant))
+	}
+	return Result{Seeded: m, Took: time.Since(start)}, nil
+}
+
+// ResetResult says what Reset changed.
+type ResetResult struct {
+	ItemsMadeAvailable int64
+}
+
+// ResetTruncates are the tables PTF's restore SQL truncates (schema suffix, table).
+var ResetTruncates = [][2]string{
+	{"mod_patron_blocks", "user_summary"},
+	{"mod_feesfines", "accounts"},
+	{"mod_circulation_storage", "loan"},
+	{"mod_circulation_storage", "audit_loan"},
+	{"mod_circulation_storage", "request"},
+	{"mod_circulation_storage", "patron_action_session"},
+	{"mod_feesfines", "feefines"},
+	{"mod_circulation_storage", "scheduled_notice"},
+	{"mod_notify", "notify_data"},
+}
+
+// Reset is PTF's checkin-checkout-db-restore.sql for a tenant: truncate the
+// circulation tables, then every item back to Available. One transaction.
+func Reset(ctx context.Context, pool *pgxpool.Pool, tenant string) (ResetResult, error) {
+	var res ResetResult
+	if !storage.ValidTenant(tenant) {
+		return res, fmt.Errorf("invalid --tenant %q", tenant)
+	}
+	_, registered, _, err := SeededMarker(ctx, pool, tenant)
+	if err != nil {
+		return res, err
+	}
+	if !registered {
+		return res, fmt.Errorf("no tenant %s in this database: seed it first (minifolio seed --tenant %s)", tenant, tenant)
+	}
+	err = pgx.BeginFunc(ctx, pool, func(tx pgx.Tx) error {
+		var names []string
+		for _, t := range ResetTruncates {
+			names = append(names, storage.SchemaName(tenant, t[0])+"."+t[1])
+		}
+		if _, err := tx.Exec(ctx, "TRUNCATE "+join(names)); err != nil {
+			return err
+		}
+		tag, err := tx.Exec(ctx, "UPDATE "+itemT.QualifiedName(tenant)+
+			` SET jsonb = jsonb_set(jsonb, '{status,name}', '"Available"') WHERE jsonb->'status'->>'name' != 'Available'`)
+		res.ItemsMadeAvailable = tag.RowsAffected()
+		return err
+	})
+	return res, err
+}
+
+func join(s []string) string {
+	out := ""
+	for i, x := range s {
+		if i > 0 {
+			out += ", "
+		}
+		out += x
+	}
+	return out
+}
+
+// adminCredentials builds the auth_credentials jsonb for the operator.
+func adminCredentials(userID, password string) ([]byte, error) {
+	rec, err := credentials.New(userID, password)
+	if err != nil {
+		return nil, err
+	}
+	return json.Marshal(rec)
+}
