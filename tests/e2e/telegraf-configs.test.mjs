@@ -217,3 +217,111 @@ test('telegraf/docker.conf turns container stats into module_stats', async (t) =
     assert.fail('FP_PG_DSN is not set: the postgresql input cannot be checked; `make test` sets it');
   }
 });
+
+// ---- ecs.conf against a CloudWatch API --------------------------------------
+
+// What Container Insights and RDS report for a small FOLIO cluster.
+const ECS_SERVICES = {
+  'pcp1-okapi': { CpuUtilized: 1536, MemoryUtilized: 1024 }, // 1.5 vCPU, 1 GiB
+  'pcp1-mod-circulation': { CpuUtilized: 512, MemoryUtilized: 512 }, // half a vCPU, 512 MiB
+};
+const RDS = { instance: 'folio-db', CPUUtilization: 30, DatabaseConnections: 42 };
+
+function cloudwatchMetrics() {
+  const ecs = Object.keys(ECS_SERVICES).flatMap((service) =>
+    ['CpuUtilized', 'MemoryUtilized'].map((name) => ({
+      Namespace: 'ECS/ContainerInsights',
+      MetricName: name,
+      Dimensions: [
+        { Name: 'ClusterName', Value: 'folio-perf-test' },
+        { Name: 'ServiceName', Value: service },
+      ],
+    })),
+  );
+  const rds = ['CPUUtilization', 'DatabaseConnections'].map((name) => ({
+    Namespace: 'AWS/RDS',
+    MetricName: name,
+    Dimensions: [{ Name: 'DBInstanceIdentifier', Value: RDS.instance }],
+  }));
+  // A metric of another namespace that the config must ignore.
+  const other = { Namespace: 'AWS/EC2', MetricName: 'CPUUtilization', Dimensions: [{ Name: 'InstanceId', Value: 'i-1' }] };
+  return [...ecs, ...rds, other];
+}
+
+function valueOf(metric) {
+  const dim = (n) => metric.Dimensions.find((d) => d.Name === n)?.Value;
+  if (metric.Namespace === 'AWS/RDS') return RDS[metric.MetricName];
+  return ECS_SERVICES[dim('ServiceName')]?.[metric.MetricName];
+}
+
+/** CloudWatch's RPCv2-CBOR API: ListMetrics and GetMetricData. */
+async function cloudwatchApi() {
+  const { decode, encode, epoch, float } = await import('./cbor.mjs');
+  const calls = [];
+  const server = createServer((req, res) => {
+    const chunks = [];
+    req.on('data', (c) => chunks.push(c));
+    req.on('end', () => {
+      const op = /\/operation\/(\w+)$/.exec(req.url)?.[1];
+      const body = chunks.length ? decode(Buffer.concat(chunks)) : {};
+      calls.push(op);
+      let out;
+      if (op === 'ListMetrics') {
+        out = { Metrics: cloudwatchMetrics() };
+      } else if (op === 'GetMetricData') {
+        const at = epoch(Date.now() / 1000 - 240);
+        out = {
+          MetricDataResults: body.MetricDataQueries.map((q) => ({
+            Id: q.Id,
+            Label: q.Label,
+            StatusCode: 'Complete',
+            Timestamps: [at],
+            Values: [float(valueOf(q.MetricStat.Metric))],
+          })),
+          Messages: [],
+        };
+      } else {
+        res.writeHead(400, { 'smithy-protocol': 'rpc-v2-cbor', 'Content-Type': 'application/cbor' });
+        return res.end(encode({ __type: 'InvalidAction', message: `not served by this test: ${op}` }));
+      }
+      res.writeHead(200, { 'smithy-protocol': 'rpc-v2-cbor', 'Content-Type': 'application/cbor' });
+      res.end(encode(out));
+    });
+  });
+  await new Promise((resolve) => server.listen(0, '127.0.0.1', resolve));
+  return { server, calls, url: `http://127.0.0.1:${server.address().port}` };
+}
+
+test('telegraf/ecs.conf turns Container Insights and RDS metrics into module_stats and postgresql', async (t) => {
+  if (!requireTelegraf(t)) return;
+  const api = await cloudwatchApi();
+  t.after(() => api.server.close());
+  const res = await telegrafTest('ecs.conf', {
+    FP_INFLUX_URL: 'http://127.0.0.1:1',
+    FP_CLOUDWATCH_ENDPOINT: api.url,
+    AWS_ACCESS_KEY_ID: 'AKIDTEST',
+    AWS_SECRET_ACCESS_KEY: 'test-only',
+    AWS_EC2_METADATA_DISABLED: 'true',
+    FOLIO_ECS_CLUSTER: 'folio-perf-test',
+    FOLIO_RDS_VCPUS: '4',
+  });
+  assert.equal(res.status, 0, `telegraf --test failed:\n${res.stderr}`);
+  assert.ok(api.calls.includes('GetMetricData'), `Telegraf never asked for data (calls: ${api.calls})`);
+  const metrics = parseLines(res.stdout);
+  assert.deepEqual([...new Set(metrics.map((m) => m.name))].sort(), ['module_stats', 'postgresql'], res.stdout);
+
+  const stats = metrics.filter((m) => m.name === 'module_stats');
+  for (const m of stats) assert.deepEqual(Object.keys(m.tags), ['module']);
+  const byModule = Object.fromEntries(stats.map((m) => [m.tags.module, m.fields]));
+  assert.deepEqual(Object.keys(byModule).sort(), ['mod-circulation', 'okapi', 'postgres']);
+  // 1024 CPU units = one vCPU = 100 %; MiB → bytes.
+  assert.equal(Number(byModule.okapi.cpu_percent), 150);
+  assert.equal(byModule.okapi.mem_rss_bytes, `${1024 * 1024 * 1024}i`);
+  assert.equal(Number(byModule['mod-circulation'].cpu_percent), 50);
+  assert.equal(byModule['mod-circulation'].mem_rss_bytes, `${512 * 1024 * 1024}i`);
+  // RDS reports % of the instance: 30 % of 4 vCPUs = 120 % of one core.
+  assert.equal(Number(byModule.postgres.cpu_percent), 120);
+
+  const pg = metrics.filter((m) => m.name === 'postgresql');
+  assert.deepEqual(pg.map((m) => [m.tags, m.fields]), [[{ db: 'folio-db' }, { numbackends: '42i' }]]);
+});
