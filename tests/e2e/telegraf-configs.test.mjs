@@ -96,6 +96,7 @@ test('telegraf/ecs.conf loads; without AWS only the endpoint fails', async (t) =
     AWS_ACCESS_KEY_ID: 'AKIDTEST',
     AWS_SECRET_ACCESS_KEY: 'test-only',
     AWS_EC2_METADATA_DISABLED: 'true',
+    AWS_MAX_ATTEMPTS: '1', // no retries against a closed port
     FOLIO_ECS_CLUSTER: 'folio-perf-test',
   });
   assertOnlyEndpointErrors(res, 'telegraf/ecs.conf');
