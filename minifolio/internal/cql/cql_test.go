@@ -347,3 +347,14 @@ func TestErrors(t *testing.T) {
 		}
 	}
 }
+
+// BenchmarkToSQL: the translator runs on every storage GET; run with
+// go test -bench=ToSQL ./internal/cql/.
+func BenchmarkToSQL(b *testing.B) {
+	q := `(userId==` + userID + ` and itemId==` + itemID + `) AND (status.name=="Open" OR status.name=="Closed")`
+	for i := 0; i < b.N; i++ {
+		if _, err := ToSQL(q, accountsT, 1); err != nil {
+			b.Fatal(err)
+		}
+	}
+}

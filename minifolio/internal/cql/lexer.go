@@ -78,7 +78,12 @@ func (l *lexer) next() error {
 		case "<>":
 			l.kind, l.pos = tokNE, l.pos+1
 		default:
-			l.kind = map[byte]tokenKind{'<': tokLT, '>': tokGT, '=': tokEQ}[c]
+			l.kind = tokEQ
+			if c == '<' {
+				l.kind = tokLT
+			} else if c == '>' {
+				l.kind = tokGT
+			}
 		}
 	case '"':
 		var b strings.Builder

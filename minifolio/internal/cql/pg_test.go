@@ -59,6 +59,10 @@ var pgCases = []struct {
 	{`title all "harry potter"`, []string{"r1", "r2"}, false},
 	{`title any "fusion harrypotter"`, []string{"r3", "r5"}, false},
 	{`title=pep*`, []string{"r3"}, false},
+	{`title adj "pepper salt"`, []string{"r3"}, false}, // punctuation between words is skipped
+	{`title adj "pepper-salt"`, nil, false},            // a hyphenated word stays one word
+	{`barcode=abc-100`, []string{"r1"}, false},
+	{`barcode=abc`, []string{"r1", "r2", "r4"}, false}, // "abc" is a word of abc-100, abc-101, abc*lit
 	{`title=p?pper`, []string{"r3"}, false},
 	{`title="⒜"`, []string{"r6"}, false}, // unaccent expands it to "(a)": stays literal in the regex
 	{`title=""`, []string{"r1", "r2", "r3", "r5", "r6"}, false},
