@@ -11,9 +11,10 @@ logs=$repo/.stack/logs
 mkdir -p "$logs"
 
 # Unit suites need no running service; e2e suites need the test stack.
-unit_suites=(test-unit-stack)
-e2e_suites=(test-e2e-stack)
-builds=(telegraf)
+# Suites are make targets defined in mk/*.mk, next to the code they test.
+builds=(telegraf k6 dashboards-deps)
+unit_suites=(test-unit-stack test-unit-k6 test-unit-lib test-unit-dashboards test-unit-compose fuzz-cql)
+e2e_suites=(test-e2e-stack test-e2e-sql test-unit-cql test-unit-minifolio-modules test-e2e-telegraf-configs)
 
 passed=0 failed=0 failed_names=()
 run_suite() { # NAME COMMAND...
@@ -44,7 +45,7 @@ done
 [ "$failed" -eq 0 ] || { finish; exit 1; }
 
 echo "==> unit tests"
-for s in "${unit_suites[@]}"; do run_suite "${s#test-}" make --no-print-directory "$s"; done
+for s in "${unit_suites[@]}"; do run_suite "${s#test-}" make --no-print-directory "$s" FUZZTIME=15s; done
 
 # The test stack: its own state and ports, and a password that is recognisable
 # so the tests can prove it never leaks into logs or tags.
