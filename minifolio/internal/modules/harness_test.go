@@ -26,7 +26,7 @@ import (
 // X-Okapi-User-Id for the logged-in staff member). Authentication is the
 // gateway's own test subject; these tests are about the modules.
 type env struct {
-	t      *testing.T
+	t      testing.TB
 	url    string
 	tenant string
 	pool   *pgxpool.Pool
@@ -34,7 +34,7 @@ type env struct {
 	staff  string
 }
 
-func newEnv(t *testing.T, pool *pgxpool.Pool, tenant, profileName string) *env {
+func newEnv(t testing.TB, pool *pgxpool.Pool, tenant, profileName string) *env {
 	t.Helper()
 	prof, err := profile.Load("../../profiles", profileName)
 	if err != nil {
@@ -75,11 +75,21 @@ func newEnv(t *testing.T, pool *pgxpool.Pool, tenant, profileName string) *env {
 }
 
 // newTenant makes a throw-away tenant with the test library's data.
-func newTenant(t *testing.T) (*pgxpool.Pool, string, *fixture) {
+func newTenant(t testing.TB) (*pgxpool.Pool, string, *fixture) {
+	return newTenantWith(t, fixtureItems)
+}
+
+func newTenantWith(t testing.TB, items int) (*pgxpool.Pool, string, *fixture) {
 	t.Helper()
-	pool := storagetest.Pool(t)
+	// Every module of the test shares this pool (in FOLIO each has its own,
+	// 8 connections here), so it is sized like several module pools.
+	pool, err := storage.Open(context.Background(), storagetest.DSN(t), 24)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(pool.Close)
 	tenant := storagetest.Tenant(t, pool, "mods", storage.DDLOptions{})
-	f := loadFixture(t, pool, tenant)
+	f := loadFixture(t, pool, tenant, items)
 	return pool, tenant, f
 }
 
@@ -89,7 +99,7 @@ type response struct {
 	header http.Header
 }
 
-func (r response) json(t *testing.T) obj {
+func (r response) json(t testing.TB) obj {
 	t.Helper()
 	var o obj
 	if err := json.Unmarshal(r.body, &o); err != nil {
@@ -121,7 +131,9 @@ func (e *env) do(method, path string, body any, hdr ...string) response {
 	}
 	resp, err := e.hc.Do(req)
 	if err != nil {
-		e.t.Fatalf("%s %s: %v", method, path, err)
+		// Errorf, not Fatalf: concurrent tests call do from goroutines.
+		e.t.Errorf("%s %s: %v", method, path, err)
+		return response{}
 	}
 	defer resp.Body.Close()
 	b, _ := io.ReadAll(resp.Body)
@@ -140,7 +152,7 @@ type fixture struct {
 
 const fixtureItems = 60
 
-func loadFixture(t *testing.T, pool *pgxpool.Pool, tenant string) *fixture {
+func loadFixture(t testing.TB, pool *pgxpool.Pool, tenant string, items int) *fixture {
 	t.Helper()
 	ctx := context.Background()
 	f := &fixture{sp1: newUUID(), sp2: newUUID(), location: newUUID(), group: newUUID(), limitedGroup: newUUID(),
@@ -168,7 +180,7 @@ func loadFixture(t *testing.T, pool *pgxpool.Pool, tenant string) *fixture {
 	put(inv, "instance", obj{"id": f.instance, "title": "A semantic web primer", "source": "FOLIO", "instanceTypeId": itype,
 		"contributors": []obj{{"name": "Antoniou, Grigoris", "primary": true}, {"name": "Van Harmelen, Frank"}}})
 	put(inv, "holdings_record", obj{"id": f.holdings, "instanceId": f.instance, "permanentLocationId": f.location, "callNumber": "TK5105.88815 .A58 2004"})
-	for i := 0; i < fixtureItems; i++ {
+	for i := 0; i < items; i++ {
 		bc := fmt.Sprintf("it-%03d", i)
 		id := newUUID()
 		f.items = append(f.items, bc)

@@ -25,6 +25,7 @@ import (
 type patronBlocks struct {
 	db    *pgxpool.Pool
 	okapi *okapiClient
+	refs  *refCache
 	prof  *profile.Profile
 	now   func() time.Time
 }
@@ -122,12 +123,16 @@ func (p *patronBlocks) fail(w http.ResponseWriter, r *http.Request, err error) {
 // readSummary is the maintained user_summary row (nil when the user never
 // borrowed).
 func (p *patronBlocks) readSummary(ctx context.Context, tenant, userID string) (*userSummary, error) {
-	page, err := storage.FindWhere(ctx, p.db, tenant, userSummaryT, userIDEquals, "", []any{userID}, 1, 0)
-	if err != nil || len(page.Records) == 0 {
+	var doc []byte
+	err := p.db.QueryRow(ctx, "SELECT jsonb FROM "+userSummaryT.QualifiedName(tenant)+" WHERE "+userIDEquals+" LIMIT 1", userID).Scan(&doc)
+	if errors.Is(err, pgx.ErrNoRows) {
+		return nil, nil
+	}
+	if err != nil {
 		return nil, err
 	}
 	var s userSummary
-	if err := json.Unmarshal(page.Records[0], &s); err != nil {
+	if err := json.Unmarshal(doc, &s); err != nil {
 		return nil, err
 	}
 	return &s, nil
@@ -234,8 +239,10 @@ func (p *patronBlocks) withSummary(ctx context.Context, tenant, userID string, b
 // mod-patron-blocks' PatronBlocksService does for the conditions the CICO
 // workflow can trigger.
 func (p *patronBlocks) evaluate(ctx context.Context, cl caller, tenant, userID string, sum *userSummary) ([]obj, error) {
-	var user obj
-	if err := getOptional(ctx, p.okapi, cl, "/users/"+userID, &user); err != nil {
+	// The patron group changes rarely; like the other reference lookups it
+	// is cached for a minute instead of costing a gateway call per GET.
+	user, err := p.refs.byID(ctx, cl, "/users", userID)
+	if err != nil {
 		return nil, err
 	}
 	group := str(user, "patronGroup")

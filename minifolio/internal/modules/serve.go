@@ -115,7 +115,7 @@ func Handler(cfg Config, pool *pgxpool.Pool, prof *profile.Profile) (http.Handle
 	case "mod-inventory":
 		(&inventory{okapi: okapi, refs: refs}).routes(mux)
 	case "mod-patron-blocks":
-		(&patronBlocks{db: pool, okapi: okapi, prof: prof, now: now}).routes(mux)
+		(&patronBlocks{db: pool, okapi: okapi, refs: refs, prof: prof, now: now}).routes(mux)
 	case "mod-notes":
 		(&notes{db: pool}).routes(mux)
 	case "mod-circulation-storage":
