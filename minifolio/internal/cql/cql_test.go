@@ -305,6 +305,8 @@ func TestErrors(t *testing.T) {
 		{`barcode==x)`, "junk after end: ')'"},
 		{`barcode==x "y"`, `expected boolean, got string: "y"`},
 		{`a==1 / b==2`, "expected boolean, got '/'"},
+		{`a==1 sortby b == c`, "expected sort index, got =="},
+		{`a==1 or or b==2`, `invalid index name: "or b"`}, // cql-java: a keyword may be a word
 		{`a==1 and`, "expected index or term, got EOF"},
 		{`barcode=="abc`, `unterminated string: "abc`},
 		{`a==1 sortby`, "no sort keys"},

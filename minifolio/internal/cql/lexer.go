@@ -157,7 +157,11 @@ func (l *lexer) render() string {
 	case tokString:
 		return `string: "` + l.val + `"`
 	}
-	return "'" + kindText[l.kind] + "'"
+	t := kindText[l.kind]
+	if len(t) == 1 {
+		return "'" + t + "'" // cql-java quotes single characters only
+	}
+	return t
 }
 
 var kindText = map[tokenKind]string{

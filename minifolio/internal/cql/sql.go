@@ -9,7 +9,7 @@ import (
 // Table describes the RMB table, (id uuid, jsonb jsonb) plus one uuid
 // column per declared foreign key, that a query runs against.
 type Table struct {
-	Name    string            // used in messages only
+	Name    string            // for the caller's log lines; the translator does not read it
 	Columns map[string]string // CQL index → uuid column of a declared foreign key ("holdingsRecordId" → "holdingsrecordid"); "id" → "id" is implicit
 	Indexed map[string]bool   // CQL indexes that have an index on FieldExpr(index) (see IndexDDL)
 }
@@ -38,6 +38,9 @@ func ToSQL(query string, t Table, firstArg int) (SQL, error) {
 // JSON fields queried that t.Indexed does not cover: the caller logs
 // RMB's "Doing SQL query without index for <field>" for each.
 func Translate(q *Query, t Table, firstArg int) (SQL, error) {
+	if q == nil {
+		return SQL{}, errorf(-1, "empty query")
+	}
 	if firstArg < 1 {
 		firstArg = 1
 	}
