@@ -72,7 +72,7 @@ func cmdUp(args []string, out io.Writer) error {
 	if err := parse(fs, args); err != nil {
 		return err
 	}
-	if *port < 1 || *port > 65535-20 {
+	if *port < 1024 || *port > 65500 {
 		return fail(fmt.Sprintf("invalid --port %d", *port), "use a port between 1024 and 65500")
 	}
 	dsn, err := dbURL(*db)

@@ -1,0 +1,143 @@
+package seed_test
+
+import (
+	"context"
+	"testing"
+
+	"github.com/folio-perf/folio-perf/minifolio/internal/seed"
+	"github.com/folio-perf/folio-perf/minifolio/internal/storage"
+	"github.com/folio-perf/folio-perf/minifolio/internal/storage/storagetest"
+	"github.com/jackc/pgx/v5/pgxpool"
+)
+
+func count(t *testing.T, pool *pgxpool.Pool, sql string, args ...any) int {
+	t.Helper()
+	var n int
+	if err := pool.QueryRow(context.Background(), sql, args...).Scan(&n); err != nil {
+		t.Fatalf("%s: %v", sql, err)
+	}
+	return n
+}
+
+func TestSeedAndReset(t *testing.T) {
+	pool := storagetest.Pool(t)
+	ctx := context.Background()
+	tenant := storagetest.TenantName("seedt")
+	t.Cleanup(func() { _ = storage.DropTenant(context.Background(), pool, tenant) })
+	o := seed.Options{Tenant: tenant, AdminUser: "folio_admin", AdminPassword: "admin",
+		Items: 300, Users: 40, Loans: 25, EventsPerUser: 3, EventUsers: 4}
+	res, err := seed.Run(ctx, pool, o)
+	if err != nil || res.Skipped {
+		t.Fatalf("seed: %v %+v", err, res)
+	}
+	inv, circ := tenant+"_mod_inventory_storage", tenant+"_mod_circulation_storage"
+	// Counts: bulk rows plus the documented special records.
+	checks := []struct {
+		sql  string
+		want int
+	}{
+		{"SELECT count(*) FROM " + inv + ".instance", 300},
+		{"SELECT count(*) FROM " + inv + ".holdings_record", 300},
+		{"SELECT count(*) FROM " + inv + ".item", 300 + seed.SpecialUsers},
+		{"SELECT count(*) FROM " + inv + ".item WHERE jsonb->'status'->>'name' = 'Checked out'", 25},
+		{"SELECT count(*) FROM " + inv + ".item WHERE jsonb->'status'->>'name' = 'Missing'", seed.SpecialUsers},
+		{"SELECT count(*) FROM " + tenant + "_mod_users.users", 40 + 1 + 2*seed.SpecialUsers},
+		{"SELECT count(*) FROM " + tenant + "_mod_users.users WHERE jsonb->>'active' = 'false'", seed.SpecialUsers},
+		{"SELECT count(*) FROM " + tenant + "_mod_feesfines.manualblocks", seed.SpecialUsers},
+		{"SELECT count(*) FROM " + circ + ".loan WHERE jsonb->'status'->>'name' = 'Open'", 25},
+		{"SELECT count(*) FROM " + tenant + "_mod_patron_blocks.item_checked_out_event", 12},
+		{"SELECT count(*) FROM " + tenant + "_mod_patron_blocks.item_checked_in_event", 12},
+		{"SELECT count(*) FROM " + tenant + "_mod_login.auth_credentials", 1},
+		{"SELECT count(*) FROM " + circ + ".circulation_rules WHERE jsonb->>'rulesAsText' LIKE '%fallback-policy: l %'", 1},
+		// every open loan points at a checked-out item (FK column filled by the generated column)
+		{"SELECT count(*) FROM " + circ + ".loan l JOIN " + inv + ".item i ON i.id = (l.jsonb->>'itemId')::uuid" +
+			" WHERE i.jsonb->'status'->>'name' = 'Checked out' AND i.holdingsrecordid IS NOT NULL", 25},
+		// indexes were built after the COPY
+		{"SELECT count(*) FROM pg_indexes WHERE schemaname = '" + inv + "' AND indexname = 'item_barcode_idx_unique'", 1},
+		{"SELECT count(*) FROM pg_indexes WHERE schemaname = '" + circ + "' AND indexname = 'loan_itemid_idx_unique'", 1},
+	}
+	for _, c := range checks {
+		if got := count(t, pool, c.sql); got != c.want {
+			t.Errorf("%s = %d, want %d", c.sql, got, c.want)
+		}
+	}
+	// Deterministic: the documented barcode has the derived id.
+	if n := count(t, pool, "SELECT count(*) FROM "+inv+".item WHERE id = $1 AND jsonb->>'barcode' = $2",
+		seed.IDString(tenant, "item", 7), seed.ItemBarcode(7)); n != 1 {
+		t.Errorf("item 7 is not %s with its derived id", seed.ItemBarcode(7))
+	}
+
+	// Idempotent: a second run changes nothing.
+	res, err = seed.Run(ctx, pool, o)
+	if err != nil || !res.Skipped || res.Seeded.Items != 300 {
+		t.Fatalf("second seed: %v %+v", err, res)
+	}
+	if n := count(t, pool, "SELECT count(*) FROM "+inv+".item"); n != 300+seed.SpecialUsers {
+		t.Fatalf("second seed duplicated items: %d", n)
+	}
+
+	// A check-out's worth of circulation state, then PTF's reset.
+	_, err = pool.Exec(ctx, "INSERT INTO "+tenant+"_mod_patron_blocks.user_summary (id, jsonb) VALUES (gen_random_uuid(), '{\"userId\":\"x\"}')")
+	if err != nil {
+		t.Fatal(err)
+	}
+	rr, err := seed.Reset(ctx, pool, tenant)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if rr.ItemsMadeAvailable != 25+seed.SpecialUsers {
+		t.Errorf("reset made %d items Available, want %d", rr.ItemsMadeAvailable, 25+seed.SpecialUsers)
+	}
+	for _, c := range []struct {
+		sql  string
+		want int
+	}{
+		{"SELECT count(*) FROM " + circ + ".loan", 0},
+		{"SELECT count(*) FROM " + tenant + "_mod_patron_blocks.user_summary", 0},
+		{"SELECT count(*) FROM " + inv + ".item WHERE jsonb->'status'->>'name' <> 'Available'", 0},
+		{"SELECT count(*) FROM " + inv + ".item", 300 + seed.SpecialUsers},
+		// PTF's reset keeps the patron-block event history
+		{"SELECT count(*) FROM " + tenant + "_mod_patron_blocks.item_checked_out_event", 12},
+		{"SELECT count(*) FROM " + tenant + "_mod_users.users", 40 + 1 + 2*seed.SpecialUsers},
+	} {
+		if got := count(t, pool, c.sql); got != c.want {
+			t.Errorf("after reset: %s = %d, want %d", c.sql, got, c.want)
+		}
+	}
+
+	// --force reseeds from scratch with the same ids.
+	o.Force, o.Loans = true, 5
+	if res, err = seed.Run(ctx, pool, o); err != nil || res.Skipped {
+		t.Fatalf("forced seed: %v %+v", err, res)
+	}
+	if n := count(t, pool, "SELECT count(*) FROM "+circ+".loan"); n != 5 {
+		t.Errorf("forced seed: %d loans, want 5", n)
+	}
+	if n := count(t, pool, "SELECT count(*) FROM "+inv+".item WHERE id = $1", seed.IDString(tenant, "item", 7)); n != 1 {
+		t.Error("forced seed changed the ids")
+	}
+}
+
+func TestSeedRefusesBadFlagsAndForeignTenants(t *testing.T) {
+	pool := storagetest.Pool(t)
+	ctx := context.Background()
+	for _, o := range []seed.Options{
+		{Tenant: "bad-name", AdminUser: "a", AdminPassword: "b"},
+		{Tenant: "okname", AdminUser: "a", AdminPassword: "b", Items: 1, Loans: 2, Users: 1},
+		{Tenant: "okname", AdminUser: "a", AdminPassword: "b", Items: 2, Loans: 1},
+		{Tenant: "okname", AdminUser: "", AdminPassword: "b"},
+	} {
+		if _, err := seed.Run(ctx, pool, o); err == nil {
+			t.Errorf("%+v: no error", o)
+		}
+	}
+	// A tenant created by someone else is not overwritten without --force.
+	tenant := storagetest.Tenant(t, pool, "seedforeign", storage.DDLOptions{})
+	_, err := seed.Run(ctx, pool, seed.Options{Tenant: tenant, AdminUser: "a", AdminPassword: "b", Items: 1})
+	if err == nil {
+		t.Fatal("seeding over an existing, unseeded tenant succeeded without --force")
+	}
+	if _, err := seed.Reset(ctx, pool, "nosuchtenant"); err == nil {
+		t.Error("reset of an unknown tenant succeeded")
+	}
+}
