@@ -56,11 +56,14 @@ func (r *driverRegistry) names() []string {
 
 var drivers = newDriverRegistry() //nolint:gochecknoglobals // filled by init() of driver packages, like database/sql's own registry
 
-// RegisterDriverModule makes the database/sql driver `name` (which must be
-// registered with database/sql by its own package) importable as
-// "k6/x/sql/driver/<name>". Call it from the driver package's init().
-func RegisterDriverModule(name string) {
-	modules.Register(DriverImportPrefix+name, &driverRootModule{id: drivers.register(name)})
+// NewDriverModule returns the k6 module for the database/sql driver `name`
+// (registered with database/sql by its own package): its default export is
+// the driver's id Symbol. The driver package registers it from init() as
+// DriverImportPrefix+name, so that `k6 version` credits that package:
+//
+//	modules.Register(sqlmodule.DriverImportPrefix+"postgres", sqlmodule.NewDriverModule("postgres"))
+func NewDriverModule(name string) modules.Module {
+	return &driverRootModule{id: drivers.register(name)}
 }
 
 type driverRootModule struct{ id *sobek.Symbol }

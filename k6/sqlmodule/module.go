@@ -7,7 +7,7 @@
 // messages.
 //
 // Driver modules ("k6/x/sql/driver/<name>") live in sub-packages, e.g.
-// sqlmodule/postgres, and call RegisterDriverModule from init().
+// sqlmodule/postgres, and register NewDriverModule from init().
 package sqlmodule
 
 import (

@@ -59,7 +59,7 @@ func TestOpenValidatesArguments(t *testing.T) {
 	rt := newTestVU(t)
 	tests := map[string]string{
 		`sql.open(driver)`: "missing connection string",
-		`sql.open(driver, "postgres://u@h/db", { maxOpenConns: 1 })`:       `unknown option "maxOpenConns"`,
+		`sql.open(driver, "postgres://u@h/db", { maxOpenConns: 1 })`:        `unknown option "maxOpenConns"`,
 		`sql.open(driver, "postgres://u@h/db", { conn_max_lifetime: "x" })`: "conn_max_lifetime",
 		`sql.open(driver, "postgres://u@h/db", 5)`:                          "options must be an object",
 	}

@@ -191,3 +191,32 @@ test('no password appears in k6 output or in the error messages', () => {
     assert.equal(observations.includes(s), false, 'a password appears in an error message');
   }
 });
+
+test('k6 stopping a scenario cancels the VU\'s running statement on the server (VU context)', () => {
+  const hex = randomBytes(6).toString('hex');
+  const out = join(dir, 'vu-context.json');
+  // The script's statement sleeps 120s and k6 stops the scenario after 3s.
+  // Were the VU context not used, k6 could not interrupt the call: it would
+  // wait out the sleep (run() gives up at 100s and throws).
+  const started = Date.now();
+  const r = run(bin('k6'), ['run', '--quiet', 'tests/e2e/k6/sql-vu-context.js'], {
+    timeoutMs: 100_000,
+    env: {
+      K6_AUTO_EXTENSION_RESOLUTION: 'false',
+      K6_NO_USAGE_REPORT: 'true',
+      SQL_E2E_OUT: out,
+      SQL_E2E_TABLE: `fp_sql_ctx_${hex}`,
+      SQL_E2E_MARK: `fp_sql_ctx_mark_${hex}`,
+    },
+  });
+  const elapsed = Date.now() - started;
+  assert.equal(r.status, 0, `k6 exited with ${r.status}:\n${r.stdout}\n${r.stderr}`);
+  // A ratio, not a timing budget: the run must not have waited out the sleep.
+  assert.ok(elapsed < 120_000 / 2, `k6 took ${elapsed}ms: the 120s statement was not interrupted`);
+  const got = JSON.parse(readFileSync(out, 'utf8'));
+  assert.deepEqual(got.checks, {
+    'the VU reached the sleeping statement': { passes: 1, fails: 0 },
+    'the sleeping statement was cancelled on the server': { passes: 1, fails: 0 },
+  });
+  assert.equal(got.completedIterations, 0, 'the iteration was interrupted, not completed');
+});

@@ -7,6 +7,8 @@ import (
 	// Registers the "postgres" database/sql driver.
 	_ "github.com/lib/pq"
 
+	"go.k6.io/k6/js/modules"
+
 	"github.com/folio-perf/folio-perf/k6/sqlmodule"
 )
 
@@ -15,5 +17,5 @@ import (
 const DriverName = "postgres"
 
 func init() {
-	sqlmodule.RegisterDriverModule(DriverName)
+	modules.Register(sqlmodule.DriverImportPrefix+DriverName, sqlmodule.NewDriverModule(DriverName))
 }
