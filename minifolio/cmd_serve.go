@@ -33,6 +33,9 @@ func cmdServe(args []string, _ io.Writer) error {
 	prof := fs.String("profile", "fast", "release profile (minifolio/profiles/<name>.json)")
 	ttl := fs.Duration("token-ttl", 10*time.Minute, "access-token lifetime (okapi only)")
 	okapiURL := fs.String("okapi-url", "http://127.0.0.1:9130", "gateway URL modules call each other through")
+	// In a container the gateway must listen beyond loopback to be reachable;
+	// modules stay on loopback, reachable only through the gateway.
+	host := fs.String("host", "127.0.0.1", "listen address of the gateway (okapi only; 0.0.0.0 in a container)")
 	db := dbFlag(fs)
 	if err := parse(fs, args); err != nil {
 		return err
@@ -49,7 +52,7 @@ func cmdServe(args []string, _ io.Writer) error {
 		if *port == 0 {
 			*port = 9130
 		}
-		return serveGateway(ctx, dsn, *port, *ttl)
+		return serveGateway(ctx, dsn, *host, *port, *ttl)
 	}
 	m, ok := catalog.ByName(*module)
 	if !ok {
@@ -75,7 +78,7 @@ func moduleNames() string {
 }
 
 // serveGateway runs the okapi process until ctx ends.
-func serveGateway(ctx context.Context, dsn string, port int, ttl time.Duration) error {
+func serveGateway(ctx context.Context, dsn, host string, port int, ttl time.Duration) error {
 	secret := []byte(os.Getenv("MINIFOLIO_TOKEN_SECRET"))
 	if len(secret) == 0 {
 		// Tokens then die with the process; `up` always passes one.
@@ -95,9 +98,9 @@ func serveGateway(ctx context.Context, dsn string, port int, ttl time.Duration) 
 	defer pool.Close()
 	gw := okapi.New(okapi.Config{Port: port, DB: pool, Signer: signer, TokenTTL: ttl,
 		SameSite: os.Getenv("LOGIN_COOKIE_SAMESITE")})
-	ln, err := net.Listen("tcp", fmt.Sprintf("127.0.0.1:%d", port))
+	ln, err := net.Listen("tcp", net.JoinHostPort(host, fmt.Sprint(port)))
 	if err != nil {
-		return fail(fmt.Sprintf("okapi cannot listen on 127.0.0.1:%d (%v)", port, errors.Unwrap(err)), "free the port or pass another --port")
+		return fail(fmt.Sprintf("okapi cannot listen on %s (%v)", net.JoinHostPort(host, fmt.Sprint(port)), errors.Unwrap(err)), "free the port or pass another --port / --host")
 	}
 	srv := &http.Server{Handler: gw, ReadHeaderTimeout: 10 * time.Second, IdleTimeout: 120 * time.Second,
 		MaxHeaderBytes: 64 << 10}
