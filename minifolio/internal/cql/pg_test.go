@@ -214,6 +214,33 @@ func TestIndexIsUsed(t *testing.T) {
 			t.Errorf("%s: plan does not use t_barcode_idx:\n%s", q, plan)
 		}
 	}
+	// A pooled driver reuses prepared statements, and after a few runs
+	// PostgreSQL may switch to a generic plan that has no parameter values:
+	// exact matches must still use the index then.
+	s, err := ToSQL(`barcode=="abc-100"`, Table{Indexed: set("barcode")}, 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, stmt := range []string{
+		"SET LOCAL plan_cache_mode = force_generic_plan",
+		"PREPARE cql_generic(text) AS SELECT id FROM " + schema + ".t WHERE " + s.Where,
+	} {
+		if _, err := tx.Exec(ctx, stmt); err != nil {
+			t.Fatalf("%s: %v", stmt, err)
+		}
+	}
+	rows, err := tx.Query(ctx, "EXPLAIN EXECUTE cql_generic('abc-100')")
+	if err != nil {
+		t.Fatal(err)
+	}
+	lines, err := pgx.CollectRows(rows, pgx.RowTo[string])
+	if err != nil {
+		t.Fatal(err)
+	}
+	plan := strings.Join(lines, "\n")
+	if !strings.Contains(plan, "t_barcode_idx") || !strings.Contains(plan, "$1") {
+		t.Errorf("generic plan of == does not use t_barcode_idx with $1:\n%s", plan)
+	}
 }
 
 // TestNoSQLErrors: whatever a client sends, the translator either refuses
