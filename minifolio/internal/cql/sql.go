@@ -202,7 +202,7 @@ func (tr *translator) term(n *Term) (string, error) {
 	if err != nil {
 		return "", err
 	}
-	ps, err := parts(n.Value, -1)
+	ps, err := parts(n.Value)
 	if err != nil {
 		return "", err
 	}
@@ -329,7 +329,7 @@ func (tr *translator) wordTerm(field string, n *Term) (string, error) {
 // PostgreSQL: escaping after folding keeps characters that unaccent
 // expands (⒜ → "(a)") literal.
 func (tr *translator) wordRegex(w string) (string, error) {
-	ps, err := parts(w, -1)
+	ps, err := parts(w)
 	if err != nil {
 		return "", err
 	}

@@ -15,7 +15,7 @@ type part struct {
 // backslash escapes the lexer kept (\* \? \^ \\). An unescaped ^ is
 // CQL's anchoring mask, which RMB supports only on some index types; we
 // reject it instead of matching the caret literally.
-func parts(v string, at int) ([]part, error) {
+func parts(v string) ([]part, error) {
 	var out []part
 	var lit strings.Builder
 	flush := func() {
@@ -33,7 +33,7 @@ func parts(v string, at int) ([]part, error) {
 			flush()
 			out = append(out, part{wild: c})
 		case c == '^':
-			return nil, errorf(at, "^ anchoring is not supported: %s", v)
+			return nil, errorf(-1, "^ anchoring is not supported: %s", v)
 		default:
 			lit.WriteByte(c)
 		}
