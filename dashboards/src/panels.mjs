@@ -216,5 +216,23 @@ export function toJSON(dash) {
   for (const v of json.templating?.list ?? []) {
     if (v.type === 'datasource') v.refresh = 2;
   }
+  // The SDK writes `annotations: {}`; Grafana's dashboard model expects a
+  // list, with its built-in annotation query, as in a dashboard saved by
+  // Grafana itself.
+  if (!Array.isArray(json.annotations?.list)) {
+    json.annotations = {
+      list: [
+        {
+          builtIn: 1,
+          datasource: { type: 'grafana', uid: '-- Grafana --' },
+          enable: true,
+          hide: true,
+          iconColor: 'rgba(0, 211, 255, 1)',
+          name: 'Annotations & Alerts',
+          type: 'dashboard',
+        },
+      ],
+    };
+  }
   return json;
 }

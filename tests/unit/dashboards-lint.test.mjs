@@ -84,6 +84,14 @@ export const rules = {
       .filter((p) => !(p.targets?.length > 0))
       .map((p) => `panel "${p.title}" has no targets`),
   'uneditable-dashboard': (d) => (d.editable === false ? [] : ['dashboard is editable; provisioned dashboards should not be']),
+  'dashboard-shape-rule': (d) => {
+    const f = [];
+    if (!Array.isArray(d.annotations?.list)) f.push('annotations.list is not a list');
+    if (!Array.isArray(d.templating?.list)) f.push('templating.list is not a list');
+    if (!(d.schemaVersion >= 36)) f.push(`schemaVersion ${d.schemaVersion} predates the datasource-uid references used here`);
+    if (!d.title?.trim()) f.push('no title');
+    return f;
+  },
   'stable-uid-rule': (d) => (/^[a-z0-9-]{1,40}$/.test(d.uid ?? '') ? [] : [`uid "${d.uid}" is missing or not a stable slug`]),
   'panel-id-layout-rule': (d) => {
     const f = [];
