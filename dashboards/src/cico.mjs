@@ -223,6 +223,7 @@ const apis = [
       description: 'HTTP requests per second per API (k6 `http_reqs`, tag `name`).',
       unit: 'reqps',
       min: 0,
+      legendCalcs: ['mean', 'max'],
       targets: [
         influxql(
           'A',
@@ -273,6 +274,7 @@ const resources = [
         '100 % = one core fully used. Not filtered by run: set the time range to the run.',
       unit: 'percent',
       min: 0,
+      legendCalcs: ['mean', 'max'],
       targets: [
         influxql(
           'A',
@@ -292,6 +294,7 @@ const resources = [
         'over a long run points at a leak.',
       unit: 'bytes',
       min: 0,
+      legendCalcs: ['mean', 'max'],
       targets: [
         influxql(
           'A',

@@ -104,7 +104,18 @@ export function timeseriesPanel(opts) {
     .lineWidth(1)
     .fillOpacity(opts.fillOpacity ?? 0)
     .showPoints('never')
-    .spanNulls(false);
+    .spanNulls(false)
+    // Most panels have one series per module, API or percentile: the legend
+    // names them, and the tooltip compares them at one instant.
+    .legend(
+      built({
+        displayMode: opts.legendCalcs ? 'table' : 'list',
+        placement: 'bottom',
+        showLegend: true,
+        calcs: opts.legendCalcs ?? [],
+      }),
+    )
+    .tooltip(built({ mode: 'multi', sort: 'desc' }));
   if (opts.min !== undefined) b.min(opts.min);
   if (opts.axisLabel) b.axisLabel(opts.axisLabel);
   return b;

@@ -92,6 +92,10 @@ export const rules = {
     if (!d.title?.trim()) f.push('no title');
     return f;
   },
+  'timeseries-legend-rule': (d) =>
+    dataPanels(d)
+      .filter((p) => p.type === 'timeseries' && p.options?.legend?.showLegend !== true)
+      .map((p) => `panel "${p.title}" hides its legend: its series cannot be told apart`),
   'stable-uid-rule': (d) => (/^[a-z0-9-]{1,40}$/.test(d.uid ?? '') ? [] : [`uid "${d.uid}" is missing or not a stable slug`]),
   'panel-id-layout-rule': (d) => {
     const f = [];
