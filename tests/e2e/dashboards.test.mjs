@@ -106,6 +106,37 @@ test('synthetic run: every dashboard query runs and returns data', async (t) => 
   // The substitution must select the run: another testid gives no data.
   const other = await checkAll(url, db, 'cico-no-such-run', start - 60_000, end + 60_000);
   assert.ok(other.problems.some((p) => p.includes('Check-out p95') && p.includes('no data')), other.problems.join('\n'));
+
+  // Two runs side by side: run B of another release, check-out at 600 ms.
+  const runB = 'cico-synthetic-20261122T010000Z';
+  const linesB = [];
+  for (let i = 0; i < 20; i++) {
+    const ns = BigInt(start + i * 1000 + 500) * 1_000_000n;
+    const run = `testid=${runB},release=morning-glory,workflow=cico,target=local,vus=5`;
+    linesB.push(`transaction_duration,${run},transaction=check-out value=600 ${ns}`);
+    linesB.push(`transaction_duration,${run},transaction=check-in value=400 ${ns + 1n}`);
+    linesB.push(`http_req_duration,${run},name=POST\\ /circulation/check-out-by-barcode,status=201 value=250 ${ns}`);
+  }
+  await influxWrite(url, db, linesB);
+  const comparison = dashboards.find((d) => d.uid === 'folio-release-comparison');
+  const range = { fromMs: start - 60_000, toMs: end + 60_000, datasourceUid: 'folio-influxdb' };
+  const values = { release: '$__all', testid_a: testid, testid_b: runB };
+  const result = async (title, refId) => {
+    const q = panelQueries(comparison, { ...range, values }).find((x) => x.panelTitle === title && x.refId === refId);
+    const { error, series } = await influxQuery(url, db, q.query);
+    assert.equal(error, null, error);
+    return series;
+  };
+  const p95 = async (refId) => (await result('Check-out p95, A and B', refId))[0].values[0][1];
+  assert.ok((await p95('A')) < 400, 'run A is the faster one');
+  assert.equal(await p95('B'), 600);
+  const apiB = await result('API p75, A vs B', 'B');
+  assert.deepEqual(apiB.map((s) => [s.tags.name, s.values[0][1]]), [['POST /circulation/check-out-by-barcode', 250]]);
+
+  // Picking one release narrows the run list to that release's runs.
+  const runList = variableQueries(comparison, { ...range, values: { release: ['morning-glory'] } }).find((v) => v.name === 'testid_a');
+  const listed = await influxQuery(url, db, runList.query);
+  assert.deepEqual(listed.series.flatMap((s) => s.values.map((row) => row[1])), [runB]);
 });
 
 test('recorded run: every dashboard query has data, module CPU shows every module', async (t) => {
