@@ -83,48 +83,36 @@ func TestDelayMatchesFirstRuleAndStaysInRange(t *testing.T) {
 	}
 }
 
-func TestLotusBudgetsMatchTheReport(t *testing.T) {
-	// Expected service time of the Orchid plan's requests under lotus, mean of
-	// fixed + jitter/2; the inner calls mod-circulation makes are included.
-	p, _ := Load(dir, "lotus")
+// The lotus numbers themselves are calibrated by measurement (BenchmarkCICO
+// in internal/modules, figures in profiles/README.md); this test keeps the
+// profile's shape: every module costs something, and the two POSTs are the
+// slowest APIs as in the Lotus report (check-out's total is higher than
+// check-in's through the calls it makes, not through its own share).
+func TestLotusShape(t *testing.T) {
+	p, err := Load(dir, "lotus")
+	if err != nil {
+		t.Fatal(err)
+	}
 	mean := func(module, method, path string) float64 {
-		for _, s := range p.ServiceTime {
-			if s.Module == module && (s.Method == "" || s.Method == method) &&
-				(s.Path == "" || path == s.Path || strings.HasPrefix(path, s.Path+"/")) {
-				return float64(s.FixedMs) + float64(s.JitterMs)/2
-			}
+		var n float64
+		r := rand.New(rand.NewPCG(3, 4))
+		for i := 0; i < 2000; i++ {
+			n += float64(p.Delay(module, method, path, r).Microseconds())
 		}
-		return 0
+		return n / 2000 / 1000
 	}
-	// mod-circulation's own calls during one check-out / check-in.
-	coInner := mean("mod-users", "GET", "/users") + mean("mod-feesfines", "GET", "/manualblocks") +
-		mean("mod-patron-blocks", "GET", "/automated-patron-blocks/x") + 2*mean("mod-inventory-storage", "GET", "/item-storage/items") +
-		mean("mod-circulation-storage", "GET", "/loan-storage/loans") + mean("mod-circulation-storage", "POST", "/loan-storage/loans") +
-		mean("mod-inventory-storage", "PUT", "/item-storage/items/x") + mean("mod-circulation-storage", "POST", "/patron-action-session-storage/patron-action-sessions") +
-		mean("mod-patron-blocks", "POST", "/automated-patron-blocks/handlers/item-checked-out")
-	checkOut := 2*mean("mod-configuration", "GET", "/configurations/entries") + 2*mean("mod-users", "GET", "/groups") +
-		mean("mod-users", "GET", "/users") + mean("mod-feesfines", "GET", "/accounts") +
-		2*(mean("mod-circulation", "GET", "/circulation/loans")+mean("mod-circulation-storage", "GET", "/loan-storage/loans")) +
-		3*(mean("mod-circulation", "GET", "/circulation/requests")+mean("mod-circulation-storage", "GET", "/request-storage/requests")) +
-		3*mean("mod-users", "GET", "/proxiesfor") + mean("mod-notes", "GET", "/note-links/x") + mean("mod-feesfines", "GET", "/manualblocks") +
-		2*mean("mod-patron-blocks", "GET", "/automated-patron-blocks/x") + mean("mod-inventory", "GET", "/inventory/items") +
-		mean("mod-circulation", "POST", "/circulation/check-out-by-barcode") + coInner
-	ciInner := 2*mean("mod-inventory-storage", "GET", "/item-storage/items") + mean("mod-circulation-storage", "GET", "/loan-storage/loans") +
-		mean("mod-inventory-storage", "PUT", "/item-storage/items/x") + mean("mod-circulation-storage", "PUT", "/loan-storage/loans/x") +
-		mean("mod-circulation-storage", "POST", "/patron-action-session-storage/patron-action-sessions") +
-		mean("mod-patron-blocks", "POST", "/automated-patron-blocks/handlers/item-checked-in")
-	checkIn := mean("mod-users", "GET", "/groups") + mean("mod-users", "GET", "/users") + mean("mod-circulation-storage", "GET", "/staff-slips-storage/staff-slips") +
-		mean("mod-inventory-storage", "GET", "/service-points") + mean("mod-configuration", "GET", "/configurations/entries") +
-		mean("mod-inventory", "GET", "/inventory/items") + mean("mod-circulation", "POST", "/circulation/check-in-by-barcode") + ciInner +
-		mean("mod-circulation", "GET", "/circulation/requests") + mean("mod-circulation-storage", "GET", "/request-storage/requests") +
-		3*mean("mod-feesfines", "GET", "/accounts") + mean("mod-feesfines", "GET", "/lost-item-fees-policies")
-	if checkOut < 850 || checkOut > 1150 {
-		t.Errorf("lotus check-out service time %.0f ms, want about 1000 (Lotus report: 0.97 s avg at 8 users)", checkOut)
+	for _, m := range []string{"mod-configuration", "mod-users", "mod-inventory-storage", "mod-circulation-storage",
+		"mod-feesfines", "mod-notes", "mod-patron-blocks", "mod-inventory", "mod-circulation"} {
+		if mean(m, "GET", "/x") <= 0 {
+			t.Errorf("lotus adds no service time to %s", m)
+		}
 	}
-	if checkIn < 500 || checkIn > 700 {
-		t.Errorf("lotus check-in service time %.0f ms, want about 600 (Lotus report: 0.62 s avg at 8 users)", checkIn)
+	co := mean("mod-circulation", "POST", "/circulation/check-out-by-barcode")
+	ci := mean("mod-circulation", "POST", "/circulation/check-in-by-barcode")
+	blocks := mean("mod-patron-blocks", "GET", "/automated-patron-blocks/0f1e")
+	if co <= blocks || ci <= blocks || blocks <= mean("mod-users", "GET", "/users") {
+		t.Errorf("lotus order of slow APIs: check-out %.0f ms, check-in %.0f, patron blocks %.0f, users %.0f", co, ci, blocks, mean("mod-users", "GET", "/users"))
 	}
-	t.Logf("lotus budget: check-out %.0f ms, check-in %.0f ms", checkOut, checkIn)
 }
 
 func TestBadProfilesGetActionableErrors(t *testing.T) {
