@@ -19,9 +19,10 @@
 import { loadRun } from '../lib/k6/run.js';
 import { cicoWorkflow } from '../lib/k6/cico.js';
 
-// Paths are given relative to the repository root (BASELINE, DATA=csv:<dir>, THRESHOLDS);
-// open() resolves relative paths against this script, which lives one level below the root.
-const read = (path) => open(path.startsWith('/') ? path : `../${path}`);
+// Paths are given relative to the repository root (BASELINE, DATA=csv:<dir>, THRESHOLDS); this
+// script lives one level below it. import.meta.resolve pins them to this file, whatever k6's
+// future open() semantics.
+const read = (path) => open(path.startsWith('/') ? path : import.meta.resolve(`../${path}`));
 
 const run = loadRun({ read, env: __ENV, workflow: 'cico' });
 const workflow = cicoWorkflow(run, read);

@@ -24,7 +24,7 @@ function load() {
     const env = Object.assign({}, __ENV, { DATA: __ENV.DATA || 'csv:-' });
     let text;
     try {
-      text = open(`../${where.file}`);
+      text = open(import.meta.resolve(`../${where.file}`));
     } catch (_) {
       throw new Error(`environment file ${where.file} cannot be read; fix: set K6_ENV to one of the files in env/`);
     }

@@ -180,6 +180,7 @@ export function cicoWorkflow(run, read) {
   function handleSummary(data) {
     const testid = testidOf(data);
     const path = summaryPath(testid);
+    const writable = run.resultsDirExists && testid === run.testid;
     const meta = {
       testid,
       workflow: run.workflow,
@@ -195,12 +196,12 @@ export function cicoWorkflow(run, read) {
       startedAt: data.setup_data ? data.setup_data.startedAt : null,
       finishedAt: new Date().toISOString(),
       webReport: env.K6_WEB_DASHBOARD_EXPORT || null,
-      summaryPath: path,
+      summaryPath: writable ? path : null,
     };
-    return {
-      stdout: renderText(data, meta),
-      [path]: JSON.stringify(summaryDocument(data, meta), null, 2),
-    };
+    const out = { stdout: renderText(data, meta) };
+    if (writable) out[path] = JSON.stringify(summaryDocument(data, meta), null, 2);
+    else out.stdout += `summary.json not written: results/${testid}/ does not exist (k6 cannot create directories); fix: run through make run, or set TESTID and mkdir -p results/$TESTID first\n`;
+    return out;
   }
 
   return { setup, iteration, teardown, handleSummary };

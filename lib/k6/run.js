@@ -64,6 +64,11 @@ export function loadRun({ read, env, workflow }) {
       testid = makeTestId(workflow, cfg.release);
     }
 
+    // k6 cannot create directories, and handleSummary's files fail if results/<testid>/ is missing:
+    // `make run` creates it; a direct run is told how (see handleSummary).
+    const resultsDir = `results/${testid}`;
+    const resultsDirExists = env.TESTID ? isDirectory(read, resultsDir) : false;
+
     const options = {
       scenarios: profile.scenarios,
       thresholds,
@@ -85,12 +90,24 @@ export function loadRun({ read, env, workflow }) {
       options,
       testid,
       workflow,
+      resultsDir,
+      resultsDirExists,
       slots: vuSlots(profile.scenarios),
       perVu: parsePerVu(env.POOL_PER_VU),
       describe: () => `${describeConfig(cfg)} profile=${profile.name} (${profile.about}) think=${env.THINK || profile.think} distribution=${distribution.checkIn}-${distribution.checkOut} preflight=${preflight}${env.BASELINE ? ` baseline=${env.BASELINE}` : ''}`,
     };
   } catch (e) {
     return fatal(e);
+  }
+}
+
+// open() refuses directories with a distinct error, which tells "exists" from "missing".
+function isDirectory(read, path) {
+  try {
+    read(path);
+    return false;
+  } catch (e) {
+    return /directories/.test(String(e));
   }
 }
 

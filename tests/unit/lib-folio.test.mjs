@@ -1,0 +1,58 @@
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import * as api from '../../lib/folio.js';
+
+const SP = '3a40852d-49fd-4df2-a1f9-6e2641a6e91f';
+const co = api.checkOutByBarcode({ itemBarcode: 'i1', userBarcode: 'u1', servicePointId: SP, loanDate: '2026-11-22T04:00:00Z' });
+const ci = api.checkInByBarcode({ itemBarcode: 'i1', servicePointId: SP, checkInDate: '2026-11-22T04:00:00Z' });
+
+test('check-out passes only with an Open loan', () => {
+  assert.equal(co.verify(201, JSON.stringify({ id: 'l1', userId: 'u', status: { name: 'Open' } })).ok, true);
+  assert.equal(co.verify(200, JSON.stringify({ id: 'l1', status: { name: 'Open' } })).ok, true, "mod-circulation's partial success");
+  const closed = co.verify(201, JSON.stringify({ id: 'l1', status: { name: 'Closed' } }));
+  assert.deepEqual(closed.failed, ['loan is Open']);
+  const e422 = co.verify(422, JSON.stringify({ errors: [{ message: 'Item is already checked out', parameters: [{ key: 'itemBarcode', value: 'i1' }] }] }));
+  assert.equal(e422.ok, false);
+  assert.equal(e422.detail, '422 Item is already checked out');
+  assert.equal(co.verify(201, '<html>gateway</html>').ok, false, 'bad body: failure, no exception');
+  assert.equal(co.verify(0, '').ok, false);
+});
+
+test('check-in passes when the item is back and any loan is Closed', () => {
+  assert.equal(ci.verify(200, JSON.stringify({ item: { status: { name: 'Available' } }, loan: { id: 'l', status: { name: 'Closed' } } })).ok, true);
+  assert.equal(ci.verify(200, JSON.stringify({ item: { status: { name: 'In transit' } } })).ok, true, 'no loan is legal');
+  assert.deepEqual(ci.verify(200, JSON.stringify({ item: { status: { name: 'Available' } }, loan: { status: { name: 'Open' } } })).failed, ['loan is Closed']);
+  assert.deepEqual(ci.verify(200, JSON.stringify({ item: { status: { name: 'Checked out' } } })).failed, ['item returned']);
+  assert.equal(ci.verify(422, JSON.stringify({ errors: [{ message: 'No item with barcode i1 exists' }] })).detail, '422 No item with barcode i1 exists');
+  assert.equal(ci.verify(200, '').ok, false);
+});
+
+test('collections need FOLIO envelopes; 401 text bodies are reported', () => {
+  const g = api.groups();
+  assert.equal(g.verify(200, JSON.stringify({ usergroups: [], totalRecords: 0 })).ok, true);
+  assert.deepEqual(g.verify(200, JSON.stringify({ usergroups: [] })).failed, ['has totalRecords']);
+  const r = g.verify(401, 'Invalid token');
+  assert.deepEqual(r.failed, ['status is 200', 'has totalRecords', 'has usergroups[]']);
+  assert.equal(r.detail, '401 Invalid token');
+  assert.equal(api.automatedPatronBlocks('x').verify(200, JSON.stringify({ automatedPatronBlocks: [] })).ok, true);
+});
+
+test('requests: templated names, encoded URLs, JSON bodies, UUIDs unquoted and other values quoted', () => {
+  const uid = '4f0e711c-d583-41e0-9555-b62f1725023f';
+  const apb = api.automatedPatronBlocks(uid);
+  assert.equal(apb.name, 'GET /automated-patron-blocks/{id}');
+  assert.equal(apb.url, `/automated-patron-blocks/${uid}?limit=100`);
+  assert.equal(api.noteLinks(uid).url, `/note-links/domain/users/type/user/id/${uid}?limit=10000&order=desc&status=assigned`);
+  assert.equal(api.manualBlocks(uid).url, `/manualblocks?query=${encodeURIComponent(`userId==${uid}`)}`);
+  assert.equal(api.manualBlocks('x" or 1').url, `/manualblocks?query=${encodeURIComponent('userId=="x\\" or 1"')}`);
+  assert.equal(api.cqlQuote('a*b"c'), '"a\\*b\\"c"');
+  assert.equal(co.name, 'POST /circulation/check-out-by-barcode');
+  assert.equal(co.url, '/circulation/check-out-by-barcode');
+  assert.equal(JSON.parse(co.body).servicePointId, SP);
+  assert.equal(api.itemByBarcode('A B', 40).url, `/inventory/items?query=${encodeURIComponent('barcode=="A B"')}&limit=40`);
+  const pre = api.preflight(apb);
+  assert.equal(pre.name, 'OPTIONS /automated-patron-blocks/{id}');
+  assert.equal(pre.preflightFor, 'GET');
+  assert.equal(pre.verify(204).ok, true);
+  assert.equal(pre.verify(404).ok, false);
+});

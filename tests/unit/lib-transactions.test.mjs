@@ -1,0 +1,164 @@
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { checkOut, checkIn, parseThink, thinkMs, parseDistribution, selectTransaction, CHECK_IN, CHECK_OUT } from '../../lib/transactions.js';
+import { CICO_API_NAMES } from '../../lib/folio.js';
+
+const USER = '4f0e711c-d583-41e0-9555-b62f1725023f';
+const GROUP = '3684a786-6671-4268-8ed0-9db82ebca60b';
+const ITEM = '0b96a642-5e7f-452d-9cae-9cee66c9a892';
+const LOAN = 'a7c4b3f2-1d2e-4f5a-8b9c-0d1e2f3a4b5c';
+const LIP = 'ed892c0e-52e0-4cd9-8133-c0ef07b4a709';
+const SP = '3a40852d-49fd-4df2-a1f9-6e2641a6e91f';
+
+// Answers like FOLIO's (folio-api.md §3) for the requests of a healthy transaction.
+function folioAnswer(req) {
+  const path = req.url.split('?')[0];
+  if (req.method === 'OPTIONS') return [204, ''];
+  if (path === '/users' && req.url.includes('query=')) return [200, JSON.stringify({ users: [{ id: USER, patronGroup: GROUP }], totalRecords: 1 })];
+  if (path === '/inventory/items') return [200, JSON.stringify({ items: [{ id: ITEM, status: { name: 'Available' } }], totalRecords: 1 })];
+  if (path.startsWith('/automated-patron-blocks/')) return [200, JSON.stringify({ automatedPatronBlocks: [] })];
+  if (path === '/service-points') return [200, JSON.stringify({ servicepoints: [{ id: SP }], totalRecords: 1 })];
+  if (path === '/circulation/check-out-by-barcode') return [201, JSON.stringify({ id: LOAN, userId: USER, itemId: ITEM, status: { name: 'Open' }, action: 'checkedout' })];
+  if (path === '/circulation/check-in-by-barcode') {
+    return [200, JSON.stringify({ item: { id: ITEM, status: { name: 'Available' } }, loan: { id: LOAN, userId: USER, lostItemPolicyId: LIP, status: { name: 'Closed' } } })];
+  }
+  const key = { '/configurations/entries': 'configs', '/groups': 'usergroups', '/users': 'users', '/accounts': 'accounts', '/circulation/loans': 'loans', '/circulation/requests': 'requests', '/proxiesfor': 'proxiesFor', '/manualblocks': 'manualblocks', '/lost-item-fees-policies': 'lostItemFeePolicies', '/staff-slips-storage/staff-slips': 'staffSlips' }[path] || (path.startsWith('/note-links/') ? 'notes' : null);
+  assert.ok(key, `unexpected request ${req.method} ${req.url}`);
+  return [200, JSON.stringify({ [key]: [], totalRecords: 0 })];
+}
+
+// A client that records what the transaction does; each request "takes" 10 ms, each think 1000 ms.
+function recorder(override = () => null) {
+  const log = [];
+  return {
+    log,
+    call(req) {
+      const [status, body] = override(req) || folioAnswer(req);
+      const v = req.verify(status, body);
+      log.push({ kind: 'call', name: req.name, url: req.url, body: req.body, ok: v.ok });
+      return { ok: v.ok, durationMs: 10, value: v.value };
+    },
+    think(timer) {
+      log.push({ kind: 'think', timer });
+    },
+  };
+}
+
+const input = { userBarcode: 'u-0001', itemBarcode: 'i-0001', servicePointId: SP, now: '2026-11-22T04:00:00.000Z' };
+
+test('check-out: Orchid order, 20 requests (§2.2 rows 4-38), request time only', () => {
+  const c = recorder();
+  const r = checkOut(c, input);
+  const calls = c.log.filter((e) => e.kind === 'call');
+  assert.equal(r.ok, true);
+  assert.equal(r.transaction, CHECK_OUT);
+  assert.equal(calls.length, 20);
+  assert.equal(r.durationMs, 200, 'sum of request times, think time excluded');
+  assert.deepEqual(calls.slice(0, 5).map((e) => e.name), ['GET /configurations/entries', 'GET /configurations/entries', 'GET /groups', 'GET /users', 'GET /groups']);
+  const post = calls.findIndex((e) => e.name === 'POST /circulation/check-out-by-barcode');
+  assert.equal(calls[post - 1].name, 'GET /inventory/items');
+  assert.deepEqual(calls.slice(post + 1).map((e) => e.name), ['GET /circulation/loans', 'GET /automated-patron-blocks/{id}', 'GET /circulation/requests']);
+  assert.deepEqual(JSON.parse(calls[post].body), { itemBarcode: 'i-0001', userBarcode: 'u-0001', servicePointId: SP, loanDate: input.now });
+  assert.ok(calls[3].url.includes(encodeURIComponent('(barcode=="u-0001" OR externalSystemId=="u-0001"')));
+  // PTF's quirk: the query value itself starts with "query=".
+  assert.ok(calls.some((e) => e.url === `/proxiesfor?query=${encodeURIComponent(`query=(userId==${USER})`)}&limit=80`));
+  assert.equal(c.log.filter((e) => e.kind === 'think').length, 4, "PTF's four timers in check-out");
+  // The last think (5 s + U(2 s)) comes right before the final requests lookup.
+  assert.equal(c.log.at(-2).kind, 'think');
+  assert.deepEqual(c.log.at(-2).timer, { constant: 5000, range: 2000, offset: true });
+});
+
+test('check-in: Orchid order, 12 requests, six timers', () => {
+  const c = recorder();
+  const r = checkIn(c, { itemBarcode: 'i-0001', servicePointId: SP, now: () => '2026-11-22T04:00:01.000Z' });
+  const calls = c.log.filter((e) => e.kind === 'call');
+  assert.equal(r.ok, true);
+  assert.equal(r.hadLoan, true);
+  assert.equal(calls.length, 12);
+  assert.equal(r.durationMs, 120);
+  assert.deepEqual(calls.map((e) => e.name), [
+    'GET /groups', 'GET /users', 'GET /staff-slips-storage/staff-slips', 'GET /service-points', 'GET /configurations/entries',
+    'GET /inventory/items', 'POST /circulation/check-in-by-barcode', 'GET /circulation/requests', 'GET /accounts',
+    'GET /lost-item-fees-policies', 'GET /accounts', 'GET /accounts',
+  ]);
+  assert.equal(JSON.parse(calls[6].body).checkInDate, '2026-11-22T04:00:01.000Z', 'date taken when the POST is built');
+  assert.equal(c.log.filter((e) => e.kind === 'think').length, 6);
+});
+
+test('check-in of an item without a loan skips the loan-dependent lookups', () => {
+  const c = recorder((req) => (req.name === 'POST /circulation/check-in-by-barcode' ? [200, JSON.stringify({ item: { id: ITEM, status: { name: 'Available' } } })] : null));
+  const r = checkIn(c, { itemBarcode: 'i-0001', servicePointId: SP, now: input.now });
+  assert.equal(r.ok, true);
+  assert.equal(r.hadLoan, false);
+  assert.equal(c.log.filter((e) => e.kind === 'call').length, 8);
+});
+
+test('a failed business rule fails the transaction and stops it there', () => {
+  // 201 but the loan is not Open: a failure even though the status code looks fine.
+  const c = recorder((req) => (req.name === 'POST /circulation/check-out-by-barcode' ? [201, JSON.stringify({ id: LOAN, status: { name: 'Closed' } })] : null));
+  const r = checkOut(c, input);
+  assert.equal(r.ok, false);
+  assert.equal(r.failedAt, 'POST /circulation/check-out-by-barcode');
+  assert.equal(c.log.at(-1).name, 'POST /circulation/check-out-by-barcode', 'nothing sent after the failure');
+  const r422 = checkOut(recorder((req) => (req.name === 'POST /circulation/check-out-by-barcode' ? [422, JSON.stringify({ errors: [{ message: 'Item is already checked out' }] })] : null)), input);
+  assert.equal(r422.ok, false);
+  const noUser = recorder((req) => (req.name === 'GET /users' ? [200, JSON.stringify({ users: [], totalRecords: 0 })] : null));
+  const r2 = checkOut(noUser, input);
+  assert.equal(r2.ok, false);
+  assert.equal(r2.failedAt, 'GET /users');
+  assert.equal(noUser.log.filter((e) => e.kind === 'call').length, 4);
+});
+
+test('PREFLIGHT=true sends an OPTIONS before every call and counts it in the time', () => {
+  const c = recorder();
+  const r = checkOut(c, input, { preflight: true });
+  const calls = c.log.filter((e) => e.kind === 'call');
+  assert.equal(calls.length, 40);
+  for (let i = 0; i < calls.length; i += 2) {
+    assert.equal(calls[i].name.split(' ')[0], 'OPTIONS');
+    assert.equal(calls[i].url, calls[i + 1].url);
+  }
+  assert.equal(r.durationMs, 400);
+  const failing = recorder((req) => (req.method === 'OPTIONS' ? [403, ''] : null));
+  const rf = checkIn(failing, input, { preflight: true });
+  assert.equal(rf.ok, false);
+  assert.equal(rf.failedAt, 'OPTIONS /groups');
+});
+
+test('every name sent is a templated path in CICO_API_NAMES (no ids, no query values)', () => {
+  const c = recorder();
+  checkOut(c, input);
+  checkIn(c, input);
+  const names = new Set(c.log.filter((e) => e.kind === 'call').map((e) => e.name));
+  assert.deepEqual([...names].sort(), [...CICO_API_NAMES].sort());
+  for (const n of names) assert.ok(!n.includes('?') && !n.includes(USER) && !/[0-9a-f]{8}-/.test(n), n);
+});
+
+test('THINK: ptf timers, none, fixed milliseconds; THINK_OFFSET where PTF adds it', () => {
+  const timer = { constant: 1000, range: 2000, offset: true };
+  assert.equal(thinkMs(parseThink('ptf', '0'), timer, () => 0), 1000);
+  assert.equal(thinkMs(parseThink('ptf', '0'), timer, () => 0.999), 2998);
+  assert.equal(thinkMs(parseThink('ptf', '250'), timer, () => 0.5), 2250);
+  assert.equal(thinkMs(parseThink('ptf', '250'), { ...timer, offset: false }, () => 0.5), 2000);
+  assert.equal(thinkMs(parseThink('none'), timer, () => 0.5), 0);
+  assert.equal(thinkMs(parseThink('750'), timer, () => 0.9), 750);
+  assert.equal(parseThink(undefined).mode, 'ptf');
+  assert.throws(() => parseThink('slow'), /THINK "slow" .*fix: use THINK=ptf, THINK=none or THINK=<milliseconds>/);
+  assert.throws(() => parseThink('ptf', '-5'), /THINK_OFFSET/);
+});
+
+test('DISTRIBUTION: PTF selector, 43 % check-in by default', () => {
+  const d = parseDistribution(undefined);
+  assert.deepEqual(d, { checkIn: 43, checkOut: 57 });
+  assert.equal(selectTransaction(d, 0), CHECK_IN);
+  assert.equal(selectTransaction(d, 0.4299), CHECK_IN);
+  assert.equal(selectTransaction(d, 0.43), CHECK_OUT);
+  assert.equal(selectTransaction(d, 0.9999), CHECK_OUT);
+  let ins = 0;
+  for (let i = 0; i < 1000; i++) if (selectTransaction(d, i / 1000) === CHECK_IN) ins++;
+  assert.equal(ins, 430);
+  assert.equal(selectTransaction(parseDistribution('0-100'), 0), CHECK_OUT);
+  assert.equal(selectTransaction(parseDistribution('100-0'), 0.9999), CHECK_IN);
+  assert.throws(() => parseDistribution('50-60'), /adds up to 110/);
+  assert.throws(() => parseDistribution('half'), /DISTRIBUTION "half"/);
+});
