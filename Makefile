@@ -22,7 +22,7 @@ TELEGRAF_TAGS := custom,inputs.procstat,inputs.postgresql,inputs.docker,inputs.c
 TEST_STACK := FP_STACK_DIR=$(CURDIR)/.stack/test FP_PG_PORT=55433 FP_INFLUX_PORT=58087 \
 	FP_INFLUX_RPC_PORT=58089 FP_TELEGRAF_PORT=58094 FP_MINIFOLIO_PORT=9230
 
-.PHONY: help deps demo test test-unit test-e2e stack-up stack-down stack-status stack-clean telegraf clean
+.PHONY: help deps run demo test test-unit test-e2e stack-up stack-down stack-status stack-clean telegraf clean
 
 help: ## list the targets
 	@grep -hE '^[a-zA-Z0-9_-]+:.*## ' $(MAKEFILE_LIST) | sort | awk -F':.*## ' '{printf "  %-24s %s\n", $$1, $$2}'
@@ -51,8 +51,11 @@ stack-status: ## one line per service: name, up/down, URL (exit 1 if one is down
 stack-clean: ## stop the stack and delete its data (.stack/)
 	@stack/stack.sh clean
 
-demo: stack-up k6 ## the main job (for now: a smoke run through k6 into InfluxDB)
-	@tools/demo.sh
+run: stack-up k6 minifolio ## one CICO run: make run PROFILE=smoke|demo|ptf|longevity|knee MINIFOLIO_PROFILE=fast|lotus|...
+	@tools/run.sh
+
+demo: ## the main job: make run PROFILE=demo MINIFOLIO_PROFILE=lotus (1, 5, 8, 20 users)
+	@$(MAKE) --no-print-directory run PROFILE=demo MINIFOLIO_PROFILE=lotus
 
 test: deps ## install what is missing and run every test
 	@tools/test.sh
