@@ -11,7 +11,7 @@ k6: $(CURDIR)/bin/k6 ## build bin/k6 (k6 v1.8.1 + k6/x/sql; first build takes a 
 $(CURDIR)/bin/k6: $(K6_SOURCES)
 	@echo "==> k6: building bin/k6 (k6 v1.8.1 + k6/x/sql)"
 	@mkdir -p $(CURDIR)/bin $(CURDIR)/.stack/logs
-	@cd $(CURDIR)/k6 && go build -trimpath -o $@.tmp . >$(CURDIR)/.stack/logs/build-k6.log 2>&1 \
+	@cd $(CURDIR)/k6 && go build -trimpath -buildvcs=false -o $@.tmp . >$(CURDIR)/.stack/logs/build-k6.log 2>&1 \
 		|| { rm -f $@.tmp; echo "folio-perf: building k6 failed. Fix: read .stack/logs/build-k6.log"; exit 1; }
 	@mv $@.tmp $@
 

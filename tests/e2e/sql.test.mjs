@@ -32,7 +32,8 @@ before(() => {
 
   dir = mkdtempSync(join(tmpdir(), 'fp-sql-e2e-'));
   const out = join(dir, 'observations.json');
-  const r = run(k6, ['run', 'tests/e2e/k6/sql.js'], {
+  // --address= turns k6's REST API off: no port to collide with other runs.
+  const r = run(k6, ['run', '--address=', 'tests/e2e/k6/sql.js'], {
     timeoutMs: 180_000,
     env: {
       K6_AUTO_EXTENSION_RESOLUTION: 'false',
@@ -72,6 +73,7 @@ const byId = () => Object.fromEntries(obs.rows.map((r) => [r.id.value, r]));
 
 test('the driver module exports a Symbol described by the database/sql driver name', () => {
   assert.deepEqual(obs.driver, { type: 'symbol', description: 'postgres' });
+  assert.equal(obs.namedOpen, true, 'open is also a named export, as in xk6-sql');
 });
 
 test('exec returns a Result: rowsAffected() counts, lastInsertId() throws with a hint', () => {
@@ -199,7 +201,7 @@ test('k6 stopping a scenario cancels the VU\'s running statement on the server (
   // Were the VU context not used, k6 could not interrupt the call: it would
   // wait out the sleep (run() gives up at 100s and throws).
   const started = Date.now();
-  const r = run(bin('k6'), ['run', '--quiet', 'tests/e2e/k6/sql-vu-context.js'], {
+  const r = run(bin('k6'), ['run', '--quiet', '--address=', 'tests/e2e/k6/sql-vu-context.js'], {
     timeoutMs: 100_000,
     env: {
       K6_AUTO_EXTENSION_RESOLUTION: 'false',

@@ -11,7 +11,7 @@
 //
 // Run: make test-e2e-sql   (needs the stack; see tests/e2e/sql.test.mjs for the env)
 import { check } from 'k6';
-import sql from 'k6/x/sql';
+import sql, { open } from 'k6/x/sql';
 import driver from 'k6/x/sql/driver/postgres';
 
 const env = (name) => {
@@ -48,6 +48,8 @@ function attempt(fn) {
 export function setup() {
   const obs = {
     driver: { type: typeof driver, description: driver.description },
+    // upstream also exports open by name
+    namedOpen: typeof open === 'function' && attempt(() => open(driver, DSN).close()).threw === false,
   };
   const db = sql.open(driver, DSN, {
     max_open_conns: 4,
