@@ -36,6 +36,9 @@ func cmdServe(args []string, _ io.Writer) error {
 	// In a container the gateway must listen beyond loopback to be reachable;
 	// modules stay on loopback, reachable only through the gateway.
 	host := fs.String("host", "127.0.0.1", "listen address of the gateway (okapi only; 0.0.0.0 in a container)")
+	// Set by `up` so each process's command line names its stack: Telegraf's procstat
+	// tells two stacks on one machine apart by it (telegraf/native.conf).
+	_ = fs.String("run-dir", "", "directory of the `up` that started this process (informational)")
 	db := dbFlag(fs)
 	if err := parse(fs, args); err != nil {
 		return err

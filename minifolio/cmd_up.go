@@ -143,7 +143,7 @@ func cmdUp(args []string, out io.Writer) error {
 		_ = os.Remove(filepath.Join(string(dir), "state.json"))
 	}
 	for _, p := range ps {
-		args := []string{"serve", "--module", p.name, "--port", strconv.Itoa(p.port), "--profile", *prof}
+		args := []string{"serve", "--module", p.name, "--port", strconv.Itoa(p.port), "--profile", *prof, "--run-dir", string(dir)}
 		e := env
 		if p.name == gatewayName {
 			args = append(args, "--token-ttl", ttl.String())
