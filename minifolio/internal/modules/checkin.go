@@ -65,7 +65,7 @@ func (c *circulation) doCheckIn(ctx context.Context, cl caller, req checkInReque
 	if item == nil {
 		return nil, invalid(fmt.Sprintf("No item with barcode %s exists", req.ItemBarcode), "itemBarcode", req.ItemBarcode, "ITEM_BARCODE_NOT_FOUND")
 	}
-	view, err := loadItemView(ctx, c.okapi, c.refs, cl, item)
+	view, err := loadItemView(ctx, c.refs, cl, item)
 	if err != nil {
 		return nil, err
 	}

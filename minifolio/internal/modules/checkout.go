@@ -145,7 +145,7 @@ func (c *circulation) doCheckOut(ctx context.Context, cl caller, req checkOutReq
 	if status == "Checked out" {
 		return nil, false, invalid("Item is already checked out", "itemBarcode", req.ItemBarcode, "")
 	}
-	view, err := loadItemView(ctx, c.okapi, c.refs, cl, item)
+	view, err := loadItemView(ctx, c.refs, cl, item)
 	if err != nil {
 		return nil, false, err
 	}
@@ -217,6 +217,9 @@ func (c *circulation) doCheckOut(ctx context.Context, cl caller, req checkOutReq
 	}
 	item["status"] = obj{"name": "Checked out", "date": folioTime(now)}
 	if err := c.okapi.do(ctx, cl, http.MethodPut, "/item-storage/items/"+itemID, item, nil); err != nil {
+		// No half check-out: without the item update the loan must go too,
+		// or the item would stay Available with an open loan on it.
+		_ = c.okapi.do(context.WithoutCancel(ctx), cl, http.MethodDelete, "/loan-storage/loans/"+str(stored, "id"), nil, nil)
 		return nil, false, err
 	}
 

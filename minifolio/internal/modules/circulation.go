@@ -130,7 +130,7 @@ func (c *circulation) addItems(ctx context.Context, cl caller, loans []obj) erro
 		if it == nil {
 			continue
 		}
-		view, err := loadItemView(ctx, c.okapi, c.refs, cl, it)
+		view, err := loadItemView(ctx, c.refs, cl, it)
 		if err != nil {
 			return err
 		}

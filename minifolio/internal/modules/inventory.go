@@ -46,7 +46,7 @@ func (v *inventory) items(w http.ResponseWriter, r *http.Request) {
 	}
 	out := make([]obj, 0, len(page.Items))
 	for _, it := range page.Items {
-		view, err := loadItemView(r.Context(), v.okapi, v.refs, cl, it)
+		view, err := loadItemView(r.Context(), v.refs, cl, it)
 		if err != nil {
 			writeFailure(w, err)
 			return
@@ -67,7 +67,7 @@ func (v *inventory) item(w http.ResponseWriter, r *http.Request) {
 		writeFailure(w, err)
 		return
 	}
-	view, err := loadItemView(r.Context(), v.okapi, v.refs, cl, it)
+	view, err := loadItemView(r.Context(), v.refs, cl, it)
 	if err != nil {
 		writeFailure(w, err)
 		return
