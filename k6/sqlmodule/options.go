@@ -116,7 +116,9 @@ func parseCountOption(key string, v any) (int, error) {
 		return 0, fmt.Errorf("sql.open: option %s must be a number, got %T", key, v)
 	}
 	if n < 0 {
-		return 0, fmt.Errorf("sql.open: option %s must not be negative, got %d (0 means database/sql's default)", key, n)
+		// database/sql reads 0 as "unlimited" for max_open_conns and "none"
+		// for max_idle_conns; a negative value is a mistake, not a third mode.
+		return 0, fmt.Errorf("sql.open: option %s must not be negative, got %d", key, n)
 	}
 	if n > math.MaxInt32 {
 		return 0, fmt.Errorf("sql.open: option %s is too large: %d", key, n)
