@@ -50,7 +50,7 @@ func cmdSeed(args []string, out io.Writer) error {
 	}
 	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGINT, syscall.SIGTERM)
 	defer stop()
-	pool, err := storage.Open(ctx, dsn, 2)
+	pool, err := storage.Open(ctx, dsn, 4) // parallel COPY and index builds
 	if err != nil {
 		return fail(err.Error(), "start the database (make stack-up) or correct --db / MINIFOLIO_DB")
 	}
@@ -60,7 +60,7 @@ func cmdSeed(args []string, out io.Writer) error {
 	case errors.Is(err, seed.ErrExists):
 		return fail(fmt.Sprintf("tenant %s exists but was not created by minifolio seed", *tenant), "add --force to drop it and seed again")
 	case errors.Is(err, context.Canceled):
-		return fail("interrupted; nothing was written (the seed is one transaction)", "run the seed again")
+		return fail("interrupted; what was written has been dropped", "run the seed again")
 	case err != nil:
 		return err
 	case res.Skipped:

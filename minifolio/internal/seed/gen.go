@@ -305,11 +305,10 @@ func (g *gen) copy(ctx context.Context, tx pgx.Tx, t *storage.Table, n int, row 
 	return nil
 }
 
-func (g *gen) bulk(ctx context.Context, tx pgx.Tx) error {
-	t := g.t
-	o := g.o
+func (g *gen) instances(ctx context.Context, tx pgx.Tx) error {
+	t, o := g.t, g.o
 	nw := len(nouns) * len(adjectives)
-	if err := g.copy(ctx, tx, instanceT, o.Items, func(i int) ([16]byte, []byte) {
+	return g.copy(ctx, tx, instanceT, o.Items, func(i int) ([16]byte, []byte) {
 		id := ID(t, "instance", i)
 		title := adjectives[i%len(adjectives)] + " " + nouns[(i/len(adjectives))%len(nouns)] + " " + strconv.Itoa(i/nw+1)
 		author := lastNames[i%len(lastNames)] + ", " + firstNames[(i/7)%len(firstNames)]
@@ -318,18 +317,23 @@ func (g *gen) bulk(ctx context.Context, tx pgx.Tx) error {
 			`"discoverySuppress":false,"staffSuppress":false,"metadata":%s}`,
 			fmtUUID(id), i, title, title, g.itype, author, g.contribTyp, metadataJSON)
 		return id, b
-	}); err != nil {
-		return err
-	}
-	if err := g.copy(ctx, tx, holdingsT, o.Items, func(i int) ([16]byte, []byte) {
+	})
+}
+
+func (g *gen) holdings(ctx context.Context, tx pgx.Tx) error {
+	t, o := g.t, g.o
+	return g.copy(ctx, tx, holdingsT, o.Items, func(i int) ([16]byte, []byte) {
 		id := ID(t, "holdings", i)
 		b := fmt.Appendf(nil, `{"id":%q,"hrid":"ho%08d","instanceId":%q,"permanentLocationId":%q,"effectiveLocationId":%q,`+
 			`"callNumber":"QA%d .M%d","metadata":%s}`,
 			fmtUUID(id), i, IDString(t, "instance", i), g.loc[i%2], g.loc[i%2], 76+i%900, i%97, metadataJSON)
 		return id, b
-	}); err != nil {
-		return err
-	}
+	})
+}
+
+// items also loads the open loans: their items are the ones "Checked out".
+func (g *gen) items(ctx context.Context, tx pgx.Tx) error {
+	t, o := g.t, g.o
 	if err := g.copy(ctx, tx, itemT, o.Items, func(i int) ([16]byte, []byte) {
 		id := ID(t, "item", i)
 		status := "Available"
@@ -345,6 +349,11 @@ func (g *gen) bulk(ctx context.Context, tx pgx.Tx) error {
 	}); err != nil {
 		return err
 	}
+	return g.copy(ctx, tx, loanT, o.Loans, g.loanRow)
+}
+
+func (g *gen) usersAndHistory(ctx context.Context, tx pgx.Tx) error {
+	t, o := g.t, g.o
 	if err := g.copy(ctx, tx, usersT, o.Users, func(i int) ([16]byte, []byte) {
 		id := ID(t, "user", i)
 		doc := g.userDoc(UserBarcode(i), i, true)
@@ -355,21 +364,26 @@ func (g *gen) bulk(ctx context.Context, tx pgx.Tx) error {
 	}); err != nil {
 		return err
 	}
-	if err := g.copy(ctx, tx, loanT, o.Loans, func(i int) ([16]byte, []byte) {
-		id := ID(t, "loan", i)
-		u := i % o.Users
-		loanDate := seedEpoch.AddDate(0, 0, -(i % 20))
-		b := fmt.Appendf(nil, `{"id":%q,"userId":%q,"itemId":%q,"status":{"name":"Open"},"action":"checkedout",`+
-			`"loanDate":%q,"dueDate":%q,"checkoutServicePointId":%q,"loanPolicyId":%q,"overdueFinePolicyId":%q,`+
-			`"lostItemPolicyId":%q,"itemStatus":"Checked out","itemEffectiveLocationIdAtCheckOut":%q,`+
-			`"patronGroupIdAtCheckout":%q,"renewalCount":0,"metadata":%s}`,
-			fmtUUID(id), IDString(t, "user", u), IDString(t, "item", i), loanDate.Format("2006-01-02T15:04:05.000+00:00"),
-			loanDate.AddDate(0, 0, 21).Format("2006-01-02T15:04:05.000+00:00"), g.sp[0], g.loanPolicy, g.overduePolicy,
-			g.lostPolicy, g.loc[i%2], g.groups[1+u%3], metadataJSON)
-		return id, b
-	}); err != nil {
-		return err
-	}
+	return g.events(ctx, tx)
+}
+
+func (g *gen) loanRow(i int) ([16]byte, []byte) {
+	t, o := g.t, g.o
+	id := ID(t, "loan", i)
+	u := i % o.Users
+	loanDate := seedEpoch.AddDate(0, 0, -(i % 20))
+	b := fmt.Appendf(nil, `{"id":%q,"userId":%q,"itemId":%q,"status":{"name":"Open"},"action":"checkedout",`+
+		`"loanDate":%q,"dueDate":%q,"checkoutServicePointId":%q,"loanPolicyId":%q,"overdueFinePolicyId":%q,`+
+		`"lostItemPolicyId":%q,"itemStatus":"Checked out","itemEffectiveLocationIdAtCheckOut":%q,`+
+		`"patronGroupIdAtCheckout":%q,"renewalCount":0,"metadata":%s}`,
+		fmtUUID(id), IDString(t, "user", u), IDString(t, "item", i), loanDate.Format("2006-01-02T15:04:05.000+00:00"),
+		loanDate.AddDate(0, 0, 21).Format("2006-01-02T15:04:05.000+00:00"), g.sp[0], g.loanPolicy, g.overduePolicy,
+		g.lostPolicy, g.loc[i%2], g.groups[1+u%3], metadataJSON)
+	return id, b
+}
+
+func (g *gen) events(ctx context.Context, tx pgx.Tx) error {
+	t, o := g.t, g.o
 	// Patron-block history: per user, EventsPerUser past loans, each a
 	// check-out event and its check-in event (all returned, so no block).
 	n := g.eventUsers * o.EventsPerUser

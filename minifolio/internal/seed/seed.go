@@ -3,9 +3,11 @@
 // event history) through PostgreSQL COPY, and restores the pre-test state
 // with PTF's reset SQL (perf-testing checkin-checkout-db-restore.sql).
 //
-// Everything a seed writes happens in one transaction: a failed or
-// interrupted seed leaves nothing behind, and a tenant marked seeded in
-// okapi.tenants is complete.
+// The big tables load in parallel transactions; the tenant is registered in
+// okapi.tenants (with a "seeded" marker) only as the last step, and a failed
+// or interrupted seed drops what it wrote. So the gateway never serves a
+// half-seeded tenant, and schemas of an unregistered tenant are debris the
+// next seed removes.
 package seed
 
 import (
@@ -114,48 +116,114 @@ func Run(ctx context.Context, pool *pgxpool.Pool, o Options) (Result, error) {
 		return Result{}, fmt.Errorf("tenant %s %w but was not created by seed: %w", o.Tenant, ErrExists, errors.New("use --force to drop it and seed again"))
 	}
 	g := newGen(o)
-	err = pgx.BeginFunc(ctx, pool, func(tx pgx.Tx) error {
-		// Bulk-load settings for this transaction only.
-		for _, s := range []string{"SET LOCAL maintenance_work_mem = '256MB'", "SET LOCAL synchronous_commit = off"} {
-			if _, err := tx.Exec(ctx, s); err != nil {
-				return err
-			}
+	if registered {
+		g.progress("dropping tenant %s (--force)", o.Tenant)
+		if err := storage.DropTenant(ctx, pool, o.Tenant); err != nil {
+			return Result{}, err
 		}
-		if registered {
-			g.progress("dropping tenant %s (--force)", o.Tenant)
-			if err := storage.DropTenant(ctx, tx, o.Tenant); err != nil {
-				return err
-			}
-		}
-		// Indexes after COPY: building them once is far cheaper than
-		// maintaining them row by row.
-		if err := storage.CreateSchemas(ctx, tx, o.Tenant, storage.DDLOptions{NoIndexes: true}); err != nil {
-			return err
-		}
-		if err := g.reference(ctx, tx); err != nil {
-			return err
-		}
-		if err := g.bulk(ctx, tx); err != nil {
-			return err
-		}
-		g.progress("creating indexes")
-		if err := storage.CreateIndexes(ctx, tx, o.Tenant, storage.DDLOptions{}); err != nil {
-			return err
-		}
-		m = Marker{Items: o.Items, Users: o.Users, Loans: o.Loans, EventsPerUser: o.EventsPerUser,
-			EventUsers: g.eventUsers, AdminUser: o.AdminUser, At: time.Now().UTC().Format(time.RFC3339)}
-		mb, _ := json.Marshal(m)
-		_, err := tx.Exec(ctx, `UPDATE okapi.tenants SET jsonb = jsonb || jsonb_build_object('seeded', $2::jsonb) WHERE id = $1`, o.Tenant, mb)
-		return err
-	})
-	if err != nil {
+	} else if err := storage.DropTenant(ctx, pool, o.Tenant); err != nil {
+		// Schemas of an unregistered tenant are the debris of a seed that
+		// died before registering it (registration is its last step).
 		return Result{}, err
 	}
-	g.progress("analyzing")
-	for _, t := range []*storage.Table{itemT, holdingsT, instanceT, usersT, loanT} {
-		_, _ = pool.Exec(ctx, "ANALYZE "+t.QualifiedName(o.Tenant))
+	// The tenant is registered only once everything is loaded and indexed;
+	// a failure before that drops what was written, so no half-seeded
+	// tenant is ever served.
+	if err := g.load(ctx, pool); err != nil {
+		if derr := storage.DropTenant(context.WithoutCancel(ctx), pool, o.Tenant); derr != nil {
+			err = fmt.Errorf("%w (and cleaning up failed: %v)", err, derr)
+		}
+		return Result{}, err
+	}
+	m = Marker{Items: o.Items, Users: o.Users, Loans: o.Loans, EventsPerUser: o.EventsPerUser,
+		EventUsers: g.eventUsers, AdminUser: o.AdminUser, At: time.Now().UTC().Format(time.RFC3339)}
+	mb, _ := json.Marshal(m)
+	_, err = pool.Exec(ctx, `INSERT INTO okapi.tenants (id, jsonb) VALUES ($1, jsonb_build_object('id', $1::text, 'name', $1::text, 'seeded', $2::jsonb))
+		ON CONFLICT (id) DO UPDATE SET jsonb = EXCLUDED.jsonb`, o.Tenant, mb)
+	if err != nil {
+		_ = storage.DropTenant(context.WithoutCancel(ctx), pool, o.Tenant)
+		return Result{}, err
 	}
 	return Result{Seeded: m, Took: time.Since(start)}, nil
+}
+
+// parallelism: concurrent COPY / CREATE INDEX connections. The server parses
+// jsonb and sorts index keys on its own cores; two or three streams keep a
+// small machine busy without thrashing it.
+const parallelism = 3
+
+// load creates the schemas, COPYs the data and builds the indexes, the big
+// tables in parallel, each job in its own transaction.
+func (g *gen) load(ctx context.Context, pool *pgxpool.Pool) error {
+	if err := storage.CreateSchemas(ctx, pool, g.t, storage.DDLOptions{NoIndexes: true, NoRegister: true}); err != nil {
+		return err
+	}
+	inTx := func(f func(pgx.Tx) error) func() error {
+		return func() error {
+			return pgx.BeginFunc(ctx, pool, func(tx pgx.Tx) error {
+				for _, s := range []string{"SET LOCAL maintenance_work_mem = '256MB'", "SET LOCAL synchronous_commit = off"} {
+					if _, err := tx.Exec(ctx, s); err != nil {
+						return err
+					}
+				}
+				return f(tx)
+			})
+		}
+	}
+	// Indexes after COPY: building each once is far cheaper than
+	// maintaining it row by row.
+	jobs := []func() error{
+		inTx(func(tx pgx.Tx) error { return g.items(ctx, tx) }),
+		inTx(func(tx pgx.Tx) error { return g.holdings(ctx, tx) }),
+		inTx(func(tx pgx.Tx) error { return g.instances(ctx, tx) }),
+		inTx(func(tx pgx.Tx) error {
+			if err := g.reference(ctx, tx); err != nil {
+				return err
+			}
+			return g.usersAndHistory(ctx, tx)
+		}),
+	}
+	if err := runAll(ctx, jobs); err != nil {
+		return err
+	}
+	g.progress("creating indexes")
+	start := time.Now()
+	jobs = nil
+	for _, s := range storage.AllIndexDDL(g.t, storage.DDLOptions{}) {
+		jobs = append(jobs, inTx(func(tx pgx.Tx) error { _, err := tx.Exec(ctx, s); return err }))
+	}
+	if err := runAll(ctx, jobs); err != nil {
+		return err
+	}
+	g.progress("indexes built in %s; analyzing", time.Since(start).Round(time.Millisecond))
+	jobs = nil
+	for _, t := range []*storage.Table{itemT, holdingsT, instanceT, usersT, loanT} {
+		jobs = append(jobs, func() error { _, err := pool.Exec(ctx, "ANALYZE "+t.QualifiedName(g.t)); return err })
+	}
+	return runAll(ctx, jobs)
+}
+
+// runAll runs jobs, at most parallelism at a time, and returns the first error.
+func runAll(ctx context.Context, jobs []func() error) error {
+	sem := make(chan struct{}, parallelism)
+	errs := make(chan error, len(jobs))
+	for _, j := range jobs {
+		sem <- struct{}{}
+		go func() {
+			defer func() { <-sem }()
+			errs <- j()
+		}()
+	}
+	var first error
+	for range jobs {
+		if err := <-errs; err != nil && first == nil {
+			first = err
+		}
+	}
+	if first == nil {
+		first = ctx.Err()
+	}
+	return first
 }
 
 // ResetResult says what Reset changed.

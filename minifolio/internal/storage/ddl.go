@@ -85,8 +85,25 @@ type DDLOptions struct {
 	// fields) whose indexes are not created (the missing-index profile).
 	WithoutIndexes map[string][]string
 	// NoIndexes skips every secondary index (bulk loads add them after COPY
-	// with CreateIndexes).
+	// with CreateIndexes or AllIndexDDL).
 	NoIndexes bool
+	// NoRegister leaves the tenant out of okapi.tenants (a bulk load
+	// registers it once the data is complete).
+	NoRegister bool
+}
+
+// AllIndexDDL is every CREATE INDEX statement of a tenant, biggest tables'
+// first, for callers that build them in parallel.
+func AllIndexDDL(tenant string, opt DDLOptions) []string {
+	var out []string
+	for _, t := range Tables {
+		tt := t
+		if f := opt.WithoutIndexes[t.ID()]; len(f) > 0 {
+			tt = t.WithoutIndexes(f...)
+		}
+		out = append(out, IndexDDL(tenant, tt)...)
+	}
+	return out
 }
 
 // ID is "<schema>.<table>", the key of DDLOptions.WithoutIndexes.
@@ -129,6 +146,14 @@ func CreateSchemas(ctx context.Context, db DB, tenant string, opt DDLOptions) er
 			return err
 		}
 	}
+	if opt.NoRegister {
+		return nil
+	}
+	return Register(ctx, db, tenant)
+}
+
+// Register enables a tenant at the gateway (a row in okapi.tenants).
+func Register(ctx context.Context, db DB, tenant string) error {
 	_, err := db.Exec(ctx, `INSERT INTO okapi.tenants (id, jsonb) VALUES ($1, jsonb_build_object('id', $1::text, 'name', $1::text))
 		ON CONFLICT (id) DO NOTHING`, tenant)
 	return err
