@@ -9,6 +9,7 @@ import (
 	"net/http"
 	"sort"
 	"strconv"
+	"sync"
 	"time"
 
 	"github.com/folio-perf/folio-perf/minifolio/internal/profile"
@@ -23,11 +24,44 @@ import (
 // summary of open loans, from which GET /automated-patron-blocks/{userId}
 // computes the blocks against the patron group's limits.
 type patronBlocks struct {
-	db    *pgxpool.Pool
-	okapi *okapiClient
-	refs  *refCache
-	prof  *profile.Profile
-	now   func() time.Time
+	db       *pgxpool.Pool
+	okapi    *okapiClient
+	refs     *refCache
+	prof     *profile.Profile
+	now      func() time.Time
+	settings pageCache
+}
+
+// pageCache keeps query results for a minute, keyed by tenant and query.
+type pageCache struct {
+	mu sync.Mutex
+	m  map[string]cachedPage
+}
+
+type cachedPage struct {
+	page    storage.Page
+	expires time.Time
+}
+
+func (c *pageCache) get(key string, load func() (storage.Page, error)) (storage.Page, error) {
+	now := time.Now()
+	c.mu.Lock()
+	e, ok := c.m[key]
+	c.mu.Unlock()
+	if ok && now.Before(e.expires) {
+		return e.page, nil
+	}
+	p, err := load()
+	if err != nil {
+		return p, err
+	}
+	c.mu.Lock()
+	if c.m == nil || len(c.m) > 10000 {
+		c.m = map[string]cachedPage{}
+	}
+	c.m[key] = cachedPage{page: p, expires: now.Add(time.Minute)}
+	c.mu.Unlock()
+	return p, nil
 }
 
 var (
@@ -249,11 +283,17 @@ func (p *patronBlocks) evaluate(ctx context.Context, cl caller, tenant, userID s
 	if group == "" {
 		return []obj{}, nil
 	}
-	limits, err := storage.FindWhere(ctx, p.db, tenant, blockLimitsT, groupIDEquals, "", []any{group}, 100, 0)
+	// Limits and conditions are library settings: read at most once a minute
+	// per tenant and group, not on each of the three GETs per check-out.
+	limits, err := p.settings.get(tenant+" limits "+group, func() (storage.Page, error) {
+		return storage.FindWhere(ctx, p.db, tenant, blockLimitsT, groupIDEquals, "", []any{group}, 100, 0)
+	})
 	if err != nil || len(limits.Records) == 0 {
 		return []obj{}, err
 	}
-	conds, err := storage.FindWhere(ctx, p.db, tenant, blockConditsT, "", "", nil, 100, 0)
+	conds, err := p.settings.get(tenant+" conditions", func() (storage.Page, error) {
+		return storage.FindWhere(ctx, p.db, tenant, blockConditsT, "", "", nil, 100, 0)
+	})
 	if err != nil {
 		return nil, err
 	}

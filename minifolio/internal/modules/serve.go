@@ -55,6 +55,22 @@ func Serve(ctx context.Context, cfg Config) error {
 	if err != nil {
 		return err
 	}
+	if pool != nil {
+		// Make the existing tenants' indexes match the profile now, so
+		// `minifolio up --profile missing-index` shows its effect (and its
+		// log line) before the first request; later tenants get it lazily.
+		m, _ := catalog.ByName(cfg.Name)
+		idx := newIndexProfile(pool, m.Name, prof)
+		tenants, err := storage.Tenants(ctx, pool)
+		if err != nil {
+			return fmt.Errorf("%s: listing tenants: %v", cfg.Name, err)
+		}
+		for _, t := range tenants {
+			if err := idx.apply(ctx, t); err != nil && !storage.IsUndefinedTable(err) {
+				return fmt.Errorf("%s: applying profile %s to tenant %s: %v", cfg.Name, prof.Name, t, err)
+			}
+		}
+	}
 	ln, err := net.Listen("tcp", cfg.Addr)
 	if err != nil {
 		return fmt.Errorf("%s cannot listen on %s: %v", cfg.Name, cfg.Addr, err)
