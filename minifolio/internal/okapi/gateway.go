@@ -6,10 +6,9 @@ package okapi
 
 import (
 	"context"
-	"crypto/rand"
 	"fmt"
 	"log/slog"
-	"math/big"
+	"math/rand/v2"
 	"net"
 	"net/http"
 	"net/http/httputil"
@@ -266,12 +265,12 @@ func permission(method, path string) string {
 // segment>", appended to an incoming one with ";" as Okapi does for calls
 // between modules.
 func requestID(prev, path string) string {
-	n, _ := rand.Int(rand.Reader, big.NewInt(1000000))
+	n := rand.IntN(1000000) // an id for log correlation, not a secret
 	seg := strings.TrimPrefix(path, "/")
 	if i := strings.IndexByte(seg, '/'); i >= 0 {
 		seg = seg[:i]
 	}
-	id := fmt.Sprintf("%06d/%s", n.Int64(), seg)
+	id := fmt.Sprintf("%06d/%s", n, seg)
 	if prev != "" {
 		return prev + ";" + id
 	}
