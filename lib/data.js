@@ -77,9 +77,11 @@ export function poolQueries(tenant) {
     checkedOutItems: `SELECT i.jsonb->>'barcode' AS barcode FROM ${circ}.loan l JOIN ${inv}.item i ON i.id::text = l.jsonb->>'itemId'
       WHERE lower(l.jsonb->'status'->>'name') = 'open' AND coalesce(i.jsonb->>'barcode', '') <> ''
       ORDER BY i.jsonb->>'barcode' LIMIT $1`,
-    // Active patrons with a barcode and no manual block (automated blocks are computed, not stored).
+    // Active patrons with a barcode and no manual block (automated blocks are computed, not
+    // stored), other than the operator ($2) the script logs in as.
     activeUsers: `SELECT u.jsonb->>'barcode' AS barcode FROM ${users}.users u
       WHERE u.jsonb->>'active' = 'true' AND coalesce(u.jsonb->>'barcode', '') <> ''
+        AND coalesce(u.jsonb->>'username', '') <> $2
         AND NOT EXISTS (SELECT 1 FROM ${fees}.manualblocks b WHERE b.jsonb->>'userId' = u.id::text)
       ORDER BY u.jsonb->>'barcode' LIMIT $1`,
   };

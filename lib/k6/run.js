@@ -94,7 +94,7 @@ export function loadRun({ read, env, workflow }) {
       resultsDirExists,
       slots: vuSlots(profile.scenarios),
       perVu: parsePerVu(env.POOL_PER_VU),
-      describe: () => `${describeConfig(cfg)} profile=${profile.name} (${profile.about}) think=${env.THINK || profile.think} distribution=${distribution.checkIn}-${distribution.checkOut} preflight=${preflight}${env.BASELINE ? ` baseline=${env.BASELINE}` : ''}`,
+      describe: () => `${describeConfig(cfg)} profile=${profile.name} (${profile.steps.join('/')} VUs x ${profile.durationMs / 1000}s each) think=${env.THINK || profile.think} distribution=${distribution.checkIn}-${distribution.checkOut} preflight=${preflight}${env.BASELINE ? ` baseline=${env.BASELINE}` : ''}`,
     };
   } catch (e) {
     return fatal(e);
