@@ -82,11 +82,14 @@ func (c *circulation) doCheckOut(ctx context.Context, cl caller, req checkOutReq
 		loanDate = t
 	}
 
-	user, err := c.findOne(ctx, cl, "/users", "users", "barcode=="+cqlString(req.UserBarcode))
-	if err != nil {
-		return nil, false, err
+	var user obj
+	if strings.TrimSpace(req.UserBarcode) != "" {
+		var err error
+		if user, err = c.findOne(ctx, cl, "/users", "users", "barcode=="+cqlString(req.UserBarcode)); err != nil {
+			return nil, false, err
+		}
 	}
-	if user == nil || req.UserBarcode == "" {
+	if user == nil {
 		return nil, false, invalid("Could not find user with matching barcode", "userBarcode", req.UserBarcode, "USER_BARCODE_NOT_FOUND")
 	}
 	userID := str(user, "id")
@@ -134,11 +137,14 @@ func (c *circulation) doCheckOut(ctx context.Context, cl caller, req checkOutReq
 		return nil, false, &failure{status: http.StatusUnprocessableEntity, errs: errs}
 	}
 
-	item, err := c.findOne(ctx, cl, "/item-storage/items", "items", "barcode=="+cqlString(req.ItemBarcode))
-	if err != nil {
-		return nil, false, err
+	var item obj
+	if strings.TrimSpace(req.ItemBarcode) != "" {
+		var err error
+		if item, err = c.findOne(ctx, cl, "/item-storage/items", "items", "barcode=="+cqlString(req.ItemBarcode)); err != nil {
+			return nil, false, err
+		}
 	}
-	if item == nil || req.ItemBarcode == "" {
+	if item == nil {
 		return nil, false, invalid(fmt.Sprintf("No item with barcode %s could be found", req.ItemBarcode), "itemBarcode", req.ItemBarcode, "")
 	}
 	status := str(item, "status.name")

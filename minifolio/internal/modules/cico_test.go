@@ -250,7 +250,10 @@ func TestCheckOutValidationErrorsAreFolios(t *testing.T) {
 		{"automated block", checkOutBody(f, "it-020", "u-limited"), wantError{422, "Patron has reached maximum allowed number of items charged out", "", "", "USER_IS_BLOCKED_AUTOMATICALLY"}},
 		{"no service point", noSP, wantError{422, "Check out must be performed at a service point", "servicePointId", "", ""}},
 		{"missing item status", checkOutBody(f, "it-missing", "u-020"), wantError{422, "A semantic web primer (book) (Barcode: it-missing) has the item status Missing and cannot be checked out", "itemBarcode", "it-missing", ""}},
+		{"empty user barcode", checkOutBody(f, "it-020", ""), wantError{422, "Could not find user with matching barcode", "userBarcode", "", "USER_BARCODE_NOT_FOUND"}},
+		{"empty item barcode", checkOutBody(f, "", "u-020"), wantError{422, "No item with barcode  could be found", "itemBarcode", "", ""}},
 		{"malformed JSON", `{"itemBarcode": "it-020",`, wantError{400, "Json content error", "", "", ""}},
+		{"JSON array", `[]`, wantError{400, "Json content error", "", "", ""}},
 	}
 	for _, c := range cases {
 		assertError(t, c.name, e.do("POST", "/circulation/check-out-by-barcode", c.body), c.want)
