@@ -33,9 +33,13 @@ func deployment(port int) []proc {
 	return ps
 }
 
-// marker is what the cmdline of our process for name must contain (the
-// trailing " --port" keeps mod-inventory from matching mod-inventory-storage).
-func marker(name string) string { return "serve --module " + name + " --port" }
+// markers are what the cmdline of our process for name must contain: the
+// module (the trailing " --port" keeps mod-inventory from matching
+// mod-inventory-storage) and this run dir, so `down` of one stack never
+// touches another stack's process even if a pid was recycled.
+func markers(dir procs.Dir, name string) []string {
+	return []string{"serve --module " + name + " --port", "--run-dir " + string(dir) + " "}
+}
 
 // state is <run-dir>/state.json: what `up` started, for status and a second up.
 type state struct {
@@ -88,7 +92,7 @@ func cmdUp(args []string, out io.Writer) error {
 	if st, ok := readState(dir); ok {
 		var alive, dead []string
 		for _, p := range deployment(st.Port) {
-			if procs.Ours(dir.ReadPid(p.name), marker(p.name)) {
+			if procs.Ours(dir.ReadPid(p.name), markers(dir, p.name)...) {
 				alive = append(alive, p.name)
 			} else {
 				dead = append(dead, p.name)
@@ -138,7 +142,7 @@ func cmdUp(args []string, out io.Writer) error {
 	var started []proc
 	stopStarted := func() {
 		for i := len(started) - 1; i >= 0; i-- {
-			_, _ = dir.Stop(started[i].name, 5*time.Second, marker(started[i].name))
+			_, _ = dir.Stop(started[i].name, 5*time.Second, markers(dir, started[i].name)...)
 		}
 		_ = os.Remove(filepath.Join(string(dir), "state.json"))
 	}
@@ -166,7 +170,7 @@ func cmdUp(args []string, out io.Writer) error {
 			if procs.Healthy(ctx, p.port) {
 				continue
 			}
-			if !procs.Ours(dir.ReadPid(p.name), marker(p.name)) {
+			if !procs.Ours(dir.ReadPid(p.name), markers(dir, p.name)...) {
 				cause := procs.LastLine(dir.LogFile(p.name))
 				stopStarted()
 				return fail(fmt.Sprintf("%s exited during start-up: %s", p.name, cause), "read "+dir.LogFile(p.name))
@@ -217,7 +221,7 @@ func cmdDown(args []string, out io.Writer) error {
 	// Modules first, gateway last: in-flight requests drain through it.
 	names := knownNames()
 	for i := len(names) - 1; i >= 0; i-- {
-		ok, err := dir.Stop(names[i], 10*time.Second, marker(names[i]))
+		ok, err := dir.Stop(names[i], 10*time.Second, markers(dir, names[i])...)
 		if err != nil {
 			return fail(fmt.Sprintf("stopping %s: %v", names[i], err), "stop pid "+strconv.Itoa(dir.ReadPid(names[i]))+" by hand")
 		}
@@ -253,7 +257,7 @@ func cmdStatus(args []string, out io.Writer) error {
 	for _, p := range deployment(st.Port) {
 		pid := dir.ReadPid(p.name)
 		s := "up"
-		if !procs.Ours(pid, marker(p.name)) {
+		if !procs.Ours(pid, markers(dir, p.name)...) {
 			s, pid, down = "down", 0, true
 		} else if !procs.Healthy(context.Background(), p.port) {
 			s, down = "unhealthy", true

@@ -148,7 +148,7 @@ func TestCLI(t *testing.T) {
 	var pids []int
 	for _, p := range deployment(base) {
 		pid := d.ReadPid(p.name)
-		if !procs.Ours(pid, marker(p.name)) {
+		if !procs.Ours(pid, markers(d, p.name)...) {
 			t.Fatalf("%s: pid file %d is not a running minifolio %s", p.name, pid, p.name)
 		}
 		pids = append(pids, pid)
@@ -203,7 +203,7 @@ func TestCLI(t *testing.T) {
 		t.Fatalf("down: %+v", r)
 	}
 	for i, p := range deployment(base) {
-		if procs.Ours(pids[i], marker(p.name)) {
+		if procs.Ours(pids[i], markers(d, p.name)...) {
 			t.Errorf("%s (pid %d) still runs after down", p.name, pids[i])
 		}
 	}

@@ -24,3 +24,15 @@ bench-minifolio-seed: $(CURDIR)/bin/minifolio ## seed 1M items + 100k users into
 		--items $(BENCH_SEED_ITEMS) --users $(BENCH_SEED_USERS) --loans 5000
 	@psql "$(FP_PG_DSN)" -qAtc "SELECT 'bench_seed uses ' || pg_size_pretty(sum(pg_total_relation_size(c.oid))) FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace WHERE n.nspname LIKE 'bench_seed_%'"
 	@psql "$(FP_PG_DSN)" -qc "SELECT 1" >/dev/null && for s in $$(psql "$(FP_PG_DSN)" -qAtc "SELECT nspname FROM pg_namespace WHERE nspname LIKE 'bench_seed\_%'"); do psql "$(FP_PG_DSN)" -qc "SET client_min_messages = warning; DROP SCHEMA $$s CASCADE"; done; psql "$(FP_PG_DSN)" -qc "DELETE FROM okapi.tenants WHERE id = 'bench_seed'"
+
+# CICO capacity (issue 3 "Performance"): profile fast, BENCH_VUS VUs without
+# think time for BENCH_DURATION through the real gateway and module processes
+# (tools/run.sh: restart, seed if empty, reset, k6), then PostgreSQL's own
+# ceiling on the same server (pgbench, TPC-B-like, same client count) for the
+# ratio. Target: >= 200 CICO transactions/s with check-out p95 < 50 ms.
+BENCH_VUS ?= 20
+BENCH_DURATION ?= 60s
+BENCH_PGBENCH_SECONDS ?= 30
+.PHONY: bench-minifolio
+bench-minifolio: stack-up k6 $(CURDIR)/bin/minifolio ## CICO tx/s and p95 at BENCH_VUS VUs, no think time, vs pgbench TPS on the same PostgreSQL
+	@BENCH_VUS=$(BENCH_VUS) BENCH_DURATION=$(BENCH_DURATION) BENCH_PGBENCH_SECONDS=$(BENCH_PGBENCH_SECONDS) minifolio/bench.sh
