@@ -218,4 +218,25 @@ func TestLeakProfileRetainsMemoryPerRequest(t *testing.T) {
 	if fast.Leak != nil {
 		t.Fatal("fast leaks")
 	}
+
+	// ... and gets slower with what it retained: the same request after
+	// 100,000 earlier ones costs far more than on a fresh process.
+	timeOf := func(l *leakyHistory) time.Duration {
+		h := l.wrap(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {}))
+		start := time.Now()
+		for i := 0; i < 20; i++ {
+			h.ServeHTTP(httptest.NewRecorder(), httptest.NewRequest("GET", "/circulation/loans", nil))
+		}
+		return time.Since(start)
+	}
+	fresh := timeOf(&leakyHistory{size: prof.Leak.BytesPerRequest})
+	old := &leakyHistory{size: prof.Leak.BytesPerRequest}
+	for i := 0; i < 100000; i++ {
+		old.entries = append(old.entries, make([]byte, old.size))
+	}
+	aged := timeOf(old)
+	if aged < 10*fresh {
+		t.Fatalf("20 requests: %v on a fresh process, %v after 100,000 requests; want ≥ 10× slower", fresh, aged)
+	}
+	t.Logf("20 requests: fresh %v, after 100,000 requests %v", fresh, aged)
 }
