@@ -79,6 +79,9 @@ func cmdUp(args []string, out io.Writer) error {
 	if *port < 1024 || *port > 65500 {
 		return fail(fmt.Sprintf("invalid --port %d", *port), "use a port between 1024 and 65500")
 	}
+	if *ttl < time.Second {
+		return fail(fmt.Sprintf("invalid --token-ttl %s", *ttl), "use a duration of at least 1s, e.g. --token-ttl 10m")
+	}
 	dsn, err := dbURL(*db)
 	if err != nil {
 		return err

@@ -104,6 +104,10 @@ func TestCLI(t *testing.T) {
 		{[]string{"up", "--profile", "nosuchprofile", "--run-dir", badDir}, env, "Fix:"},
 		{[]string{"up", "--port", "80", "--run-dir", badDir}, env, "invalid --port"},
 		{[]string{"frobnicate"}, env, "unknown command"},
+		{[]string{"up", "--token-ttl", "0s", "--run-dir", badDir}, env, "invalid --token-ttl"},
+		{[]string{"up", "--run-dir", badDir}, []string{"MINIFOLIO_DB=postgres://folio:x@127.0.0.1:1/folio?sslmode=disable"},
+			"cannot reach PostgreSQL at 127.0.0.1:1"},
+		{[]string{"reset", "--tenant", "nosuchtenant"}, env, "no tenant nosuchtenant"},
 	} {
 		r := runBin(t, bin, c.env, c.args...)
 		if r.code == 0 || !strings.Contains(r.stderr, c.want) || strings.Count(strings.TrimSpace(r.stderr), "\n") > 0 ||
