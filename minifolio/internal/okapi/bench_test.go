@@ -28,7 +28,8 @@ func BenchmarkProxy(b *testing.B) {
 	gw := httptest.NewServer(okapi.New(okapi.Config{Port: 1, DB: pool, Signer: signer,
 		ModuleURL: func(catalog.Module) string { return backend.URL }}))
 	defer gw.Close()
-	tok := signer.Sign(okapi.Claims{Type: "access", Tenant: tenant, Sub: "u", UserID: storage.NewUUID(),
+	uid := addUser(b, pool, tenant, "bench", "bench-pw", true)
+	tok := signer.Sign(okapi.Claims{Type: "access", Tenant: tenant, Sub: "bench", UserID: uid,
 		Iat: time.Now().Unix(), Exp: time.Now().Add(time.Hour).Unix()})
 	client := &http.Client{Transport: &http.Transport{MaxIdleConnsPerHost: 64}}
 	b.ResetTimer()

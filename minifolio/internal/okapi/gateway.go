@@ -6,6 +6,7 @@ package okapi
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"log/slog"
 	"math/rand/v2"
@@ -20,6 +21,7 @@ import (
 
 	"github.com/folio-perf/folio-perf/minifolio/internal/catalog"
 	"github.com/folio-perf/folio-perf/minifolio/internal/storage"
+	"github.com/jackc/pgx/v5"
 )
 
 // Config configures a Gateway.
@@ -45,6 +47,14 @@ type Gateway struct {
 
 	mu      sync.RWMutex
 	tenants map[string]time.Time // known tenant → when confirmed
+	users   map[string]userState // "<tenant>/<userId>" → last look-up
+}
+
+// userState caches whether a token's user is active (mod-authtoken asks
+// mod-users, with a cache, on every request).
+type userState struct {
+	active bool
+	at     time.Time
 }
 
 // tenantTTL: how long a confirmed tenant is trusted before re-checking the
@@ -77,7 +87,7 @@ func New(cfg Config) *Gateway {
 		IdleConnTimeout:     90 * time.Second,
 		DisableCompression:  true,
 	}
-	g := &Gateway{cfg: cfg, proxies: map[string]*httputil.ReverseProxy{}, tenants: map[string]time.Time{},
+	g := &Gateway{cfg: cfg, proxies: map[string]*httputil.ReverseProxy{}, tenants: map[string]time.Time{}, users: map[string]userState{},
 		selfURL: fmt.Sprintf("http://127.0.0.1:%d", cfg.Port)}
 	for _, m := range catalog.Modules {
 		target, _ := url.Parse(cfg.ModuleURL(m))
@@ -168,6 +178,10 @@ func (g *Gateway) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		textError(w, http.StatusForbidden, "Invalid token")
 		return
 	}
+	if !g.userActive(r.Context(), tenant, claims.UserID) {
+		textError(w, http.StatusUnauthorized, "Invalid token: user with id "+claims.UserID+" is not active")
+		return
+	}
 
 	h := r.Header
 	h.Set("X-Okapi-Tenant", tenant)
@@ -231,6 +245,39 @@ func (g *Gateway) tenantExists(ctx context.Context, tenant string) bool {
 	}
 	g.mu.Unlock()
 	return n > 0
+}
+
+// userActive reports whether the token's user exists and is active (users
+// without an "active" field count as active, as in mod-users), caching the
+// answer for tenantTTL so a load test costs one look-up per user and period.
+func (g *Gateway) userActive(ctx context.Context, tenant, userID string) bool {
+	key := tenant + "/" + userID
+	g.mu.RLock()
+	st, ok := g.users[key]
+	g.mu.RUnlock()
+	if ok && time.Since(st.at) < tenantTTL {
+		return st.active
+	}
+	if !storage.ValidUUID(userID) {
+		return false
+	}
+	var active *bool
+	err := g.cfg.DB.QueryRow(ctx, "SELECT (jsonb->>'active')::boolean FROM "+usersTable.QualifiedName(tenant)+" WHERE id = $1",
+		userID).Scan(&active)
+	if err != nil && !errors.Is(err, pgx.ErrNoRows) {
+		// A database hiccup must not lock everyone out; the module call
+		// that follows will fail on its own if the database is down.
+		g.cfg.Log.Error("checking user status", "err", err)
+		return true
+	}
+	st = userState{active: err == nil && (active == nil || *active), at: time.Now()}
+	g.mu.Lock()
+	if len(g.users) >= maxVerified {
+		g.users = map[string]userState{}
+	}
+	g.users[key] = st
+	g.mu.Unlock()
+	return st.active
 }
 
 // permission names the permission a path needs, in FOLIO's style

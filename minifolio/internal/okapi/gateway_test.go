@@ -27,10 +27,11 @@ type env struct {
 	tenant  string
 	userID  string
 	tenantB string
+	goneID  string // an inactive user
 }
 
 // addUser writes a user and its mod-login credentials, as the seed does.
-func addUser(t *testing.T, pool *pgxpool.Pool, tenant, username, password string, active bool) string {
+func addUser(t testing.TB, pool *pgxpool.Pool, tenant, username, password string, active bool) string {
 	t.Helper()
 	ctx := context.Background()
 	id := storage.NewUUID()
@@ -56,7 +57,7 @@ func setup(t *testing.T) *env {
 	tenant := storagetest.Tenant(t, pool, "gwa", storage.DDLOptions{})
 	tenantB := storagetest.Tenant(t, pool, "gwb", storage.DDLOptions{})
 	uid := addUser(t, pool, tenant, "operator", "s3cret", true)
-	addUser(t, pool, tenant, "gone", "s3cret", false)
+	goneID := addUser(t, pool, tenant, "gone", "s3cret", false)
 
 	mux := http.NewServeMux()
 	(&storage.Collection{DB: pool, Table: storage.MustLookup("mod_inventory_storage", "service_point")}).Mount(mux)
@@ -70,7 +71,7 @@ func setup(t *testing.T) *env {
 	gw := httptest.NewServer(okapi.New(okapi.Config{Port: 1, DB: pool, Signer: signer,
 		ModuleURL: func(m catalog.Module) string { return backend.URL }}))
 	t.Cleanup(gw.Close)
-	return &env{t: t, gw: gw, signer: signer, tenant: tenant, userID: uid, tenantB: tenantB}
+	return &env{t: t, gw: gw, signer: signer, tenant: tenant, userID: uid, tenantB: tenantB, goneID: goneID}
 }
 
 type resp struct {
@@ -149,6 +150,9 @@ func TestLoginAndProxy(t *testing.T) {
 	foreign, _ := okapi.NewSigner([]byte("another-secret-0123456789"))
 	forged := foreign.Sign(okapi.Claims{Type: "access", Tenant: ten, Sub: "operator", UserID: e.userID,
 		Iat: time.Now().Unix(), Exp: time.Now().Add(time.Hour).Unix()})
+	// A valid signature for a user who is no longer active (mod-authtoken).
+	inactive := e.signer.Sign(okapi.Claims{Type: "access", Tenant: ten, Sub: "gone", UserID: e.goneID,
+		Iat: time.Now().Unix(), Exp: time.Now().Add(time.Hour).Unix()})
 	cases := []struct {
 		name   string
 		method string
@@ -161,6 +165,8 @@ func TestLoginAndProxy(t *testing.T) {
 			"Token missing, access requires permission: service-points.collection.get"},
 		{"expired", "GET", "/service-points", []string{"X-Okapi-Tenant", ten, "X-Okapi-Token", expired}, 401, "Invalid token"},
 		{"forged", "GET", "/service-points", []string{"X-Okapi-Tenant", ten, "X-Okapi-Token", forged}, 401, "Invalid token"},
+		{"inactive user", "GET", "/service-points", []string{"X-Okapi-Tenant", ten, "X-Okapi-Token", inactive}, 401,
+			"Invalid token: user with id " + e.goneID + " is not active"},
 		{"garbage", "GET", "/service-points", []string{"X-Okapi-Tenant", ten, "X-Okapi-Token", "abc"}, 401, "Invalid token"},
 		{"disagreeing carriers", "GET", "/service-points", []string{"X-Okapi-Tenant", ten, "X-Okapi-Token", tok,
 			"Authorization", "Bearer " + expired}, 400, "different tokens"},
