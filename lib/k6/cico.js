@@ -59,10 +59,9 @@ export function cicoWorkflow(run, read) {
       }
     }
     const problems = checkPools(counts);
-    if (counts.available.length === 0) problems.unshift('no available item to check out');
     if (problems.length) {
       const fix = cfg.data.kind === 'db' ? 'seed or reset the target (bin/minifolio seed / bin/minifolio reset, or PTF\'s checkin-checkout-db-restore.sql)' : `fill the CSV files in ${cfg.data.dir}`;
-      return abort(`no test data for tenant ${cfg.folio.tenant}: ${[...new Set(problems)].join('; ')}; fix: ${fix}`);
+      return abort(`no test data for tenant ${cfg.folio.tenant}: ${problems.join('; ')}; fix: ${fix}`);
     }
     if (counts.available.length < run.slots) {
       console.warn(`folio-perf: only ${counts.available.length} available items for up to ${run.slots} VUs; some VUs will only check in`);
