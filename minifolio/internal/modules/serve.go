@@ -161,11 +161,20 @@ func withProfile(module string, prof *profile.Profile, idx *indexProfile, next h
 			next.ServeHTTP(w, r)
 			return
 		}
+		// The tenant becomes part of SQL schema names: nothing but a valid
+		// tenant id gets past this point, whoever calls the module.
+		tenant := r.Header.Get("X-Okapi-Tenant")
+		if tenant == "" {
+			writeText(w, http.StatusBadRequest, "Missing header: X-Okapi-Tenant")
+			return
+		}
+		if !storage.ValidTenant(tenant) {
+			writeText(w, http.StatusBadRequest, "No such Tenant "+tenant)
+			return
+		}
 		if idx != nil {
-			if t := r.Header.Get("X-Okapi-Tenant"); storage.ValidTenant(t) {
-				if err := idx.apply(r.Context(), t); err != nil && !storage.IsUndefinedTable(err) {
-					slog.Error("applying the profile's indexes", "module", module, "tenant", t, "err", err)
-				}
+			if err := idx.apply(r.Context(), tenant); err != nil && !storage.IsUndefinedTable(err) {
+				slog.Error("applying the profile's indexes", "module", module, "tenant", tenant, "err", err)
 			}
 		}
 		if d := prof.Delay(module, r.Method, r.URL.Path, nil); d > 0 {

@@ -1,8 +1,12 @@
 package modules
 
 import (
+	"net/http/httptest"
+
 	"context"
 	"fmt"
+	"github.com/folio-perf/folio-perf/minifolio/internal/profile"
+	"github.com/jackc/pgx/v5/pgxpool"
 	"io"
 	"net"
 	"net/http"
@@ -103,5 +107,31 @@ func TestLoanStorageRefusesASecondOpenLoan(t *testing.T) {
 	closed["status"] = map[string]any{"name": "Closed"}
 	if r := e.do("POST", "/loan-storage/loans", closed); r.status != 201 {
 		t.Fatalf("a closed loan of the same item: %d %s", r.status, r.body)
+	}
+}
+
+// Modules trust no caller with the tenant: it ends up in schema names.
+func TestModulesRefuseBadTenantsBeforeAnySQL(t *testing.T) {
+	prof, err := profile.Load("../../profiles", "fast")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, name := range []string{"mod-patron-blocks", "mod-notes", "mod-circulation-storage", "mod-circulation"} {
+		// a nil-free pool is not needed: the request must be refused first
+		h, err := Handler(Config{Name: name, OkapiURL: "http://127.0.0.1:9"}, &pgxpool.Pool{}, prof)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for tenant, want := range map[string]string{"": "Missing header: X-Okapi-Tenant", `x"; drop schema y; --`: "No such Tenant"} {
+			r := httptest.NewRequest("GET", "/automated-patron-blocks/"+newUUID(), nil)
+			if tenant != "" {
+				r.Header.Set("X-Okapi-Tenant", tenant)
+			}
+			w := httptest.NewRecorder()
+			h.ServeHTTP(w, r)
+			if w.Code != 400 || !strings.Contains(w.Body.String(), want) {
+				t.Errorf("%s, tenant %q: %d %s", name, tenant, w.Code, w.Body.String())
+			}
+		}
 	}
 }
