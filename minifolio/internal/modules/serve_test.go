@@ -1,20 +1,19 @@
 package modules
 
 import (
-	"net/http/httptest"
-
 	"context"
 	"fmt"
-	"github.com/folio-perf/folio-perf/minifolio/internal/profile"
-	"github.com/jackc/pgx/v5/pgxpool"
 	"io"
 	"net"
 	"net/http"
+	"net/http/httptest"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/folio-perf/folio-perf/minifolio/internal/profile"
 	"github.com/folio-perf/folio-perf/minifolio/internal/storage/storagetest"
+	"github.com/jackc/pgx/v5/pgxpool"
 )
 
 func freePort(t *testing.T) string {
