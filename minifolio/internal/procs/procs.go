@@ -22,11 +22,10 @@ import (
 
 // Spec is one background process.
 type Spec struct {
-	Name   string   // pid/log file base name, e.g. "okapi", "mod-users"
-	Args   []string // arguments after the executable
-	Env    []string // extra KEY=value entries (secrets go here, never in Args)
-	Port   int      // where it listens; health is GET http://127.0.0.1:Port/admin/health
-	Marker string   // a string its cmdline must contain to be recognised as ours
+	Name string   // pid/log file base name, e.g. "okapi", "mod-users"
+	Args []string // arguments after the executable
+	Env  []string // extra KEY=value entries (secrets go here, never in Args)
+	Port int      // where it listens; health is GET http://127.0.0.1:Port/admin/health
 }
 
 // Dir is a run directory.

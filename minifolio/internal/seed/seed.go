@@ -16,6 +16,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"strings"
 	"time"
 
 	"github.com/folio-perf/folio-perf/minifolio/internal/credentials"
@@ -263,7 +264,7 @@ func Reset(ctx context.Context, pool *pgxpool.Pool, tenant string) (ResetResult,
 		for _, t := range ResetTruncates {
 			names = append(names, storage.SchemaName(tenant, t[0])+"."+t[1])
 		}
-		if _, err := tx.Exec(ctx, "TRUNCATE "+join(names)); err != nil {
+		if _, err := tx.Exec(ctx, "TRUNCATE "+strings.Join(names, ", ")); err != nil {
 			return err
 		}
 		tag, err := tx.Exec(ctx, "UPDATE "+itemT.QualifiedName(tenant)+
@@ -272,17 +273,6 @@ func Reset(ctx context.Context, pool *pgxpool.Pool, tenant string) (ResetResult,
 		return err
 	})
 	return res, err
-}
-
-func join(s []string) string {
-	out := ""
-	for i, x := range s {
-		if i > 0 {
-			out += ", "
-		}
-		out += x
-	}
-	return out
 }
 
 // adminCredentials builds the auth_credentials jsonb for the operator.

@@ -225,8 +225,8 @@ func DropTenant(ctx context.Context, db DB, tenant string) error {
 		}
 	}
 	_, err := db.Exec(ctx, `DELETE FROM okapi.tenants WHERE id = $1`, tenant)
-	if err != nil && strings.Contains(err.Error(), "does not exist") {
-		return nil
+	if IsUndefinedTable(err) {
+		return nil // no tenant registry yet: nothing to unregister
 	}
 	return err
 }
