@@ -46,7 +46,12 @@ func (g *Gateway) authn(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	body, err := storage.DecodeObject(w, r)
-	if err != nil {
+	var tooBig *http.MaxBytesError
+	switch {
+	case errors.As(err, &tooBig):
+		textError(w, http.StatusRequestEntityTooLarge, "Request body too large")
+		return
+	case err != nil:
 		textError(w, http.StatusBadRequest, "Json content error: "+err.Error())
 		return
 	}

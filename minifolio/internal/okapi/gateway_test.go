@@ -201,6 +201,7 @@ func TestLoginErrors(t *testing.T) {
 		{`{"username":"gone","password":"s3cret"}`, 422, `User must be flagged as active`},
 		{`{"password":"x"}`, 422, `username`},
 		{`{"username":`, 400, `Json content error`},
+		{`{"username":"` + strings.Repeat("x", storage.MaxBody) + `"}`, 413, `too large`},
 	} {
 		r := e.do("POST", "/authn/login", c.body, ct...)
 		if r.code != c.code || !strings.Contains(r.body, c.want) || r.hdr.Get("x-okapi-token") != "" {
