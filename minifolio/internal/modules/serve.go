@@ -55,22 +55,6 @@ func Serve(ctx context.Context, cfg Config) error {
 	if err != nil {
 		return err
 	}
-	if pool != nil {
-		// Make the existing tenants' indexes match the profile now, so
-		// `minifolio up --profile missing-index` shows its effect (and its
-		// log line) before the first request; later tenants get it lazily.
-		m, _ := catalog.ByName(cfg.Name)
-		idx := newIndexProfile(pool, m.Name, prof)
-		tenants, err := storage.Tenants(ctx, pool)
-		if err != nil {
-			return fmt.Errorf("%s: listing tenants: %v", cfg.Name, err)
-		}
-		for _, t := range tenants {
-			if err := idx.apply(ctx, t); err != nil && !storage.IsUndefinedTable(err) {
-				return fmt.Errorf("%s: applying profile %s to tenant %s: %v", cfg.Name, prof.Name, t, err)
-			}
-		}
-	}
 	ln, err := net.Listen("tcp", cfg.Addr)
 	if err != nil {
 		return fmt.Errorf("%s cannot listen on %s: %v", cfg.Name, cfg.Addr, err)
@@ -190,7 +174,9 @@ func withProfile(module string, prof *profile.Profile, idx *indexProfile, next h
 	})
 }
 
-// indexProfile makes a tenant's indexes match the profile once per process:
+// indexProfile makes a tenant's indexes match the profile once per process,
+// on the tenant's first request: only tenants this deployment serves are
+// touched, never the other tenants of a shared database.
 // missing-index drops the indexes on its fields; every other profile
 // recreates indexes that any shipped profile may have dropped, so switching
 // back from missing-index restores the release's normal plans.
