@@ -85,7 +85,8 @@ function nonEmpty(v) {
  * @param {object} doc parsed env/<name>.json
  * @param {object} env environment (k6 __ENV or process.env)
  * @param {{name: string, file: string}} where which file doc came from
- * @param {{needDb?: boolean}} opts needDb: the run loads test data from the database
+ * @param {{needDb?: boolean, noData?: boolean}} opts needDb: require the database settings even
+ *   with CSV data; noData: the script loads no test data (smoke), so DATA and db are not checked
  */
 export function resolveConfig(doc, env, where, opts = {}) {
   const file = where.file;
@@ -123,12 +124,13 @@ export function resolveConfig(doc, env, where, opts = {}) {
 
   const data = merged.data === undefined ? 'db' : merged.data;
   let dataSource;
-  if (data === 'db') dataSource = { kind: 'db' };
+  if (opts.noData) dataSource = { kind: 'none' };
+  else if (data === 'db') dataSource = { kind: 'db' };
   else if (typeof data === 'string' && data.startsWith('csv:') && data.length > 4) dataSource = { kind: 'csv', dir: data.slice(4).replace(/\/+$/, '') };
   else fail(src('DATA', 'data'), `"${data}" is not a data source`, 'use DATA=db (FOLIO database via k6/x/sql) or DATA=csv:<dir> (available.csv, checked_out.csv, user_barcodes.csv)');
 
   let db = null;
-  if (dataSource.kind === 'db' || opts.needDb) {
+  if ((dataSource.kind === 'db' && !opts.noData) || opts.needDb) {
     const host = merged.db.host;
     if (!nonEmpty(host)) fail(src('FOLIO_DB_HOST', 'db.host'), 'is missing', 'set FOLIO_DB_HOST or db.host, or use DATA=csv:<dir>');
     const portRaw = merged.db.port === undefined ? 5432 : merged.db.port;
@@ -167,6 +169,6 @@ export function dbDsn(db) {
 // What may be printed: everything but the secrets.
 export function describeConfig(cfg) {
   const db = cfg.db ? `${cfg.db.user}@${cfg.db.host}:${cfg.db.port}/${cfg.db.name}` : 'none';
-  const data = cfg.data.kind === 'csv' ? `csv:${cfg.data.dir}` : 'db';
+  const data = cfg.data.kind === 'csv' ? `csv:${cfg.data.dir}` : cfg.data.kind;
   return `target=${cfg.target} url=${cfg.folio.url} tenant=${cfg.folio.tenant} user=${cfg.folio.user} db=${db} data=${data} release=${cfg.release}`;
 }

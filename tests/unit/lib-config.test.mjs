@@ -76,3 +76,10 @@ test('DSN encodes the password; the description never shows it', () => {
   assert.ok(!d.includes('a b/c@d') && !d.includes('p@ss'));
   assert.match(d, /tenant=fs09000000/);
 });
+
+test('a script without test data (smoke) needs neither DATA nor database settings', () => {
+  const cfg = resolveConfig({ folio: local.folio, data: 'nonsense' }, { FOLIO_PASSWORD: 'x' }, where, { noData: true });
+  assert.equal(cfg.db, null);
+  assert.deepEqual(cfg.data, { kind: 'none' });
+  assert.match(describeConfig(cfg), /data=none/);
+});
