@@ -348,3 +348,45 @@ func TestConcurrentCheckOutsOfTheSameItems(t *testing.T) {
 			created, refused, loans, perItemMax, checkedOut, items, n-items, items, items)
 	}
 }
+
+// Bad queries and parameters on the business modules' GETs get the storage's
+// 400 text, never a 500; note-links filters as mod-notes does.
+func TestBusinessGetsPassBadInputBackAndFilterNotes(t *testing.T) {
+	pool, tenant, f := newTenant(t)
+	e := newEnv(t, pool, tenant, "fast")
+	for _, path := range []string{
+		"/circulation/loans?query=" + q("(userId==") + "&limit=1",
+		"/circulation/requests?query=" + q("status==\"Open"),
+		"/inventory/items?query=" + q("barcode==") + "&limit=40",
+		"/inventory/items?limit=-1",
+		"/circulation/loans/not-a-uuid",
+		"/note-links/domain/users/type/user/id/" + f.users["u-000"] + "?order=sideways",
+		"/note-links/domain/users/type/user/id/" + f.users["u-000"] + "?status=maybe",
+	} {
+		r := e.do("GET", path, nil)
+		if r.status != 400 || len(r.body) == 0 || strings.Contains(string(r.body), "goroutine") {
+			t.Errorf("GET %s: %d %q, want 400 with a message", path, r.status, r.body)
+		}
+	}
+	count := func(user, status string) float64 {
+		r := e.do("GET", "/note-links/domain/users/type/user/id/"+user+"?status="+status, nil)
+		if r.status != 200 {
+			t.Fatalf("note-links: %d %s", r.status, r.body)
+		}
+		return r.json(t)["totalRecords"].(float64)
+	}
+	if a, u, all := count(f.users["u-001"], "assigned"), count(f.users["u-001"], "unassigned"), count(f.users["u-001"], "all"); a != 0 || u != 1 || all != 1 {
+		t.Errorf("note-links for a user without notes: assigned %v, unassigned %v, all %v; want 0, 1, 1", a, u, all)
+	}
+	if a := count(f.users["u-000"], "assigned"); a != 1 {
+		t.Errorf("note-links for the noted user: %v, want 1", a)
+	}
+	body := checkOutBody(f, "it-050", "u-050")
+	body["loanDate"] = "yesterday"
+	assertError(t, "bad loanDate", e.do("POST", "/circulation/check-out-by-barcode", body),
+		wantError{422, "loanDate is not a valid date-time (use ISO 8601, e.g. 2026-11-22T10:00:00.000Z)", "loanDate", "yesterday", ""})
+	body = checkOutBody(f, "it-050", "u-050")
+	body["servicePointId"] = "desk-1"
+	assertError(t, "bad service point id", e.do("POST", "/circulation/check-out-by-barcode", body),
+		wantError{422, "Service point ID must be a UUID", "servicePointId", "desk-1", ""})
+}
