@@ -10,6 +10,7 @@ import (
 	"log/slog"
 	"net"
 	"net/http"
+	_ "net/http/pprof" // only served when MINIFOLIO_PPROF_<MODULE> is set
 	"os"
 	"os/signal"
 	"strings"
@@ -48,6 +49,7 @@ func cmdServe(args []string, _ io.Writer) error {
 		return err
 	}
 	slog.SetDefault(slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelInfo})))
+	startProfiler(*module)
 	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGTERM, syscall.SIGINT)
 	defer stop()
 
@@ -78,6 +80,29 @@ func moduleNames() string {
 		n = append(n, m.Name)
 	}
 	return strings.Join(n, ", ")
+}
+
+// startProfiler serves Go's pprof on 127.0.0.1 when MINIFOLIO_PPROF_<MODULE>
+// (e.g. MINIFOLIO_PPROF_OKAPI=127.0.0.1:6060, module name upper-cased with _
+// for -) is set: where a process spends its CPU under load. Off by default;
+// the profile endpoints live on their own port, never behind the gateway.
+func startProfiler(module string) {
+	key := "MINIFOLIO_PPROF_" + strings.ToUpper(strings.ReplaceAll(module, "-", "_"))
+	addr := os.Getenv(key)
+	if addr == "" {
+		return
+	}
+	host, _, err := net.SplitHostPort(addr)
+	if err != nil || (host != "127.0.0.1" && host != "localhost") {
+		slog.Warn("ignoring "+key+": it must be 127.0.0.1:<port>", "value", addr)
+		return
+	}
+	go func() {
+		if err := http.ListenAndServe(addr, nil); err != nil {
+			slog.Warn("pprof server stopped", "err", err)
+		}
+	}()
+	slog.Info("pprof listening", "addr", addr)
 }
 
 // serveGateway runs the okapi process until ctx ends.

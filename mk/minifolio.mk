@@ -27,9 +27,10 @@ bench-minifolio-seed: $(CURDIR)/bin/minifolio ## seed 1M items + 100k users into
 
 # CICO capacity (issue 3 "Performance"): profile fast, BENCH_VUS VUs without
 # think time for BENCH_DURATION through the real gateway and module processes
-# (tools/run.sh: restart, seed if empty, reset, k6), then PostgreSQL's own
-# ceiling on the same server (pgbench, TPC-B-like, same client count) for the
-# ratio. Target: >= 200 CICO transactions/s with check-out p95 < 50 ms.
+# (its own minifolio on BENCH_PORT 9730 and tenant minifolio_bench, so the demo
+# stack is untouched), then PostgreSQL's own ceiling on the same server
+# (pgbench, same client count) for the ratio. Target: >= 200 CICO
+# transactions/s with check-out p95 < 50 ms.
 BENCH_VUS ?= 20
 BENCH_DURATION ?= 60s
 BENCH_PGBENCH_SECONDS ?= 30

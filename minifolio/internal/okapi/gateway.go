@@ -105,8 +105,6 @@ func New(cfg Config) *Gateway {
 				cfg.Log.Error("proxy to module failed", "module", name, "path", r.URL.Path, "err", err)
 				textError(w, http.StatusInternalServerError, "Connection to module "+name+" failed")
 			},
-			// Stream responses as they come (check-out bodies are small).
-			FlushInterval: -1,
 		}
 	}
 	return g
