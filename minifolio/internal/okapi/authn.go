@@ -45,6 +45,9 @@ func (g *Gateway) authn(w http.ResponseWriter, r *http.Request) {
 		textError(w, http.StatusBadRequest, "No such Tenant "+tenant)
 		return
 	}
+	if !storage.CheckJSONContentType(w, r) {
+		return
+	}
 	body, err := storage.DecodeObject(w, r)
 	var tooBig *http.MaxBytesError
 	switch {

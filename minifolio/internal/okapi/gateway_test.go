@@ -208,6 +208,10 @@ func TestLoginErrors(t *testing.T) {
 			t.Errorf("%s: %d %s", c.body, r.code, r.body)
 		}
 	}
+	if r := e.do("POST", "/authn/login", `username=operator&password=s3cret`, "X-Okapi-Tenant", e.tenant,
+		"Content-Type", "application/x-www-form-urlencoded"); r.code != 400 || !strings.Contains(r.body, "Content-type header must be") {
+		t.Errorf("form-encoded login: %d %s", r.code, r.body)
+	}
 	if r := e.do("POST", "/authn/login", `{"username":"operator","password":"s3cret"}`, "X-Okapi-Tenant", "nosuch"); r.code != 400 || r.body != "No such Tenant nosuch" {
 		t.Errorf("unknown tenant login: %d %s", r.code, r.body)
 	}
