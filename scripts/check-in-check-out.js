@@ -24,7 +24,7 @@ import { cicoWorkflow } from '../lib/k6/cico.js';
 // future open() semantics.
 const read = (path) => open(path.startsWith('/') ? path : import.meta.resolve(`../${path}`));
 
-const run = loadRun({ read, env: __ENV, workflow: 'cico' });
+const run = loadRun({ read, env: __ENV, workflow: 'cico', vu: __VU });
 const workflow = cicoWorkflow(run, read);
 
 export const options = run.options;

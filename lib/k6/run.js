@@ -32,8 +32,11 @@ function readFile(read, path, what, fix) {
  * @param {(path: string) => string} p.read reads a file relative to the repository root
  * @param {object} p.env __ENV
  * @param {string} p.workflow "cico"
+ * @param {number} [p.vu] k6's __VU: 0 in the init that k6 reads options from (and in setup,
+ *   teardown, handleSummary), >= 1 in each VU's own init, which needs no thresholds; skipping
+ *   them there saves memory per VU
  */
-export function loadRun({ read, env, workflow }) {
+export function loadRun({ read, env, workflow, vu = 0 }) {
   try {
     const where = envFileName(env.K6_ENV);
     const cfg = resolveConfig(parseEnvFile(readFile(read, where.file, 'environment file', `create ${where.file} (copy env/folio.example.json) or set K6_ENV to one of the files in env/`), where.file), env, where);
@@ -45,8 +48,8 @@ export function loadRun({ read, env, workflow }) {
     const thFile = env.THRESHOLDS || 'thresholds.json';
     const doc = parseJsonFile(readFile(read, thFile, 'thresholds file', 'restore thresholds.json from the repository or point THRESHOLDS at a valid file'), thFile);
     let baseline = null;
-    if (env.BASELINE) baseline = parseJsonFile(readFile(read, env.BASELINE, 'baseline', 'give BASELINE a path relative to the repository root, e.g. BASELINE=baselines/fast.json'), env.BASELINE);
-    const thresholds = buildThresholds({
+    if (env.BASELINE && vu === 0) baseline = parseJsonFile(readFile(read, env.BASELINE, 'baseline', 'give BASELINE a path relative to the repository root, e.g. BASELINE=baselines/fast.json'), env.BASELINE);
+    const thresholds = vu > 0 ? {} : buildThresholds({
       doc,
       workflow,
       baseline,

@@ -67,3 +67,9 @@ test('bad inputs are refused in init, one line each', () => {
   const broken = (p) => (p === 'thresholds.json' ? '{"workflows": ' : read(p));
   assert.match(refusal({}, broken), /thresholds\.json: is not valid JSON/);
 });
+
+test("a VU's own init (vu >= 1) skips thresholds and the baseline, which only k6's first init reads", () => {
+  const run = loadRun({ read, env: { ...env, BASELINE: 'baselines/not-read-in-vus.json' }, workflow: 'cico', vu: 3 });
+  assert.deepEqual(run.options.thresholds, {});
+  assert.deepEqual(Object.keys(run.options.scenarios), ['vus_1']);
+});
