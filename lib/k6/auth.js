@@ -95,6 +95,11 @@ export class Session {
     return this.login();
   }
 
+  // The next ensureFresh() logs in again.
+  invalidate() {
+    this.state = null;
+  }
+
   headers() {
     return { 'X-Okapi-Tenant': this.cfg.folio.tenant, 'X-Okapi-Token': this.state ? this.state.accessToken : '' };
   }

@@ -41,7 +41,12 @@ export function makeClient({ cfg, session, think, log }) {
       for (const [rule, ok] of v.rules) sets[`${req.name}: ${rule}`] = () => ok;
       check(res, sets);
       if (!v.ok) log.failure(req.name, res.status === 0 ? `no response (${res.error})` : v.detail || v.failed.join(', '));
-      if (res.status === 401) log.unauthorized();
+      // A 401 means the token was revoked or expired early (clock jump, restarted gateway):
+      // count it, and log in afresh before the next request instead of failing until expiry.
+      if (res.status === 401) {
+        log.unauthorized();
+        session.invalidate();
+      }
       return { ok: v.ok, durationMs: res.timings.duration, value: v.value };
     },
     think(timer) {
