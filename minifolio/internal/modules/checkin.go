@@ -65,8 +65,12 @@ func (c *circulation) doCheckIn(ctx context.Context, cl caller, req checkInReque
 	if item == nil {
 		return nil, invalid(fmt.Sprintf("No item with barcode %s exists", req.ItemBarcode), "itemBarcode", req.ItemBarcode, "ITEM_BARCODE_NOT_FOUND")
 	}
-	view, err := loadItemView(ctx, c.refs, cl, item)
-	if err != nil {
+	var view *itemView
+	var open []obj
+	if err := parallel(
+		func() (err error) { view, err = loadItemView(ctx, c.refs, cl, item); return err },
+		func() (err error) { open, err = c.openLoans(ctx, cl, str(item, "id"), 2); return err },
+	); err != nil {
 		return nil, err
 	}
 	if s := str(item, "status.name"); s == "Intellectual item" {
@@ -74,10 +78,6 @@ func (c *circulation) doCheckIn(ctx context.Context, cl caller, req checkInReque
 			view.title(), str(view.materialType, "name"), req.ItemBarcode, s), "itemBarcode", req.ItemBarcode, "")
 	}
 	itemID := str(item, "id")
-	open, err := c.openLoans(ctx, cl, itemID, 2)
-	if err != nil {
-		return nil, err
-	}
 	if len(open) > 1 {
 		return nil, serverError("More than one open loan for item " + req.ItemBarcode)
 	}
@@ -146,11 +146,17 @@ func (c *circulation) doCheckIn(ctx context.Context, cl caller, req checkInReque
 		}
 		// Follow-ups are best effort, as in mod-circulation: the check-in has
 		// happened once the loan and item are saved.
-		_ = c.okapi.do(ctx, cl, http.MethodPost, "/patron-action-session-storage/patron-action-sessions", session, nil)
-		_ = c.okapi.do(ctx, cl, http.MethodPost, "/automated-patron-blocks/handlers/item-checked-in",
-			obj{"userId": userID, "loanId": str(loan, "id"), "returnDate": str(loan, "returnDate")}, nil)
+		var user obj
+		_ = parallel(
+			func() error {
+				return c.okapi.do(ctx, cl, http.MethodPost, "/patron-action-session-storage/patron-action-sessions", session, nil)
+			},
+			func() error {
+				return c.okapi.do(ctx, cl, http.MethodPost, "/automated-patron-blocks/handlers/item-checked-in",
+					obj{"userId": userID, "loanId": str(loan, "id"), "returnDate": str(loan, "returnDate")}, nil)
+			},
+			func() (err error) { user, err = c.refs.byID(ctx, cl, "/users", userID); return err })
 		pol := policies{loan: str(loan, "loanPolicyId"), overdue: str(loan, "overdueFinePolicyId"), lostItem: str(loan, "lostItemPolicyId")}
-		user, _ := c.refs.byID(ctx, cl, "/users", userID)
 		rep, err := c.loanRepresentation(ctx, cl, loan, view, user, pol)
 		if err != nil {
 			return nil, err

@@ -82,35 +82,57 @@ func (c *circulation) doCheckOut(ctx context.Context, cl caller, req checkOutReq
 		loanDate = t
 	}
 
-	var user obj
-	if strings.TrimSpace(req.UserBarcode) != "" {
-		var err error
-		if user, err = c.findOne(ctx, cl, "/users", "users", "barcode=="+cqlString(req.UserBarcode)); err != nil {
-			return nil, false, err
-		}
+	// What the checks need is fetched concurrently, as mod-circulation
+	// combines its user and item futures; the checks below still run in
+	// mod-circulation's order, so the first failing check decides the answer.
+	var user, item obj
+	err := parallel(
+		func() (err error) {
+			if strings.TrimSpace(req.UserBarcode) != "" {
+				user, err = c.findOne(ctx, cl, "/users", "users", "barcode=="+cqlString(req.UserBarcode))
+			}
+			return err
+		},
+		func() (err error) {
+			if strings.TrimSpace(req.ItemBarcode) != "" {
+				item, err = c.findOne(ctx, cl, "/item-storage/items", "items", "barcode=="+cqlString(req.ItemBarcode))
+			}
+			return err
+		})
+	if err != nil {
+		return nil, false, err
 	}
 	if user == nil {
 		return nil, false, invalid("Could not find user with matching barcode", "userBarcode", req.UserBarcode, "USER_BARCODE_NOT_FOUND")
 	}
 	userID := str(user, "id")
 
+	var manual []string
+	var auto struct {
+		AutomatedPatronBlocks []obj `json:"automatedPatronBlocks"`
+	}
+	var view *itemView
+	var open []obj
+	fetches := []func() error{
+		func() (err error) { manual, err = c.manualBlocks(ctx, cl, userID, now); return err },
+		func() error { return c.okapi.get(ctx, cl, "/automated-patron-blocks/"+userID, &auto) },
+	}
+	if item != nil {
+		fetches = append(fetches,
+			func() (err error) { view, err = loadItemView(ctx, c.refs, cl, item); return err },
+			func() (err error) { open, err = c.openLoans(ctx, cl, str(item, "id"), 1); return err })
+	}
+	if err := parallel(fetches...); err != nil {
+		return nil, false, err
+	}
+
 	// Blocks and the inactive-user check are collected together, as
 	// mod-circulation's overriding error handler does, so staff see every
 	// reason at once.
 	var errs []ValidationError
-	manual, err := c.manualBlocks(ctx, cl, userID, now)
-	if err != nil {
-		return nil, false, err
-	}
 	if len(manual) > 0 {
 		errs = append(errs, ValidationError{Message: "Patron blocked from borrowing",
 			Parameters: []Param{{Key: "reason", Value: strings.Join(manual, ";")}}, Code: "USER_IS_BLOCKED_MANUALLY"})
-	}
-	var auto struct {
-		AutomatedPatronBlocks []obj `json:"automatedPatronBlocks"`
-	}
-	if err := c.okapi.get(ctx, cl, "/automated-patron-blocks/"+userID, &auto); err != nil {
-		return nil, false, err
 	}
 	for _, b := range auto.AutomatedPatronBlocks {
 		if boolean(b, "blockBorrowing", false) {
@@ -137,13 +159,6 @@ func (c *circulation) doCheckOut(ctx context.Context, cl caller, req checkOutReq
 		return nil, false, &failure{status: http.StatusUnprocessableEntity, errs: errs}
 	}
 
-	var item obj
-	if strings.TrimSpace(req.ItemBarcode) != "" {
-		var err error
-		if item, err = c.findOne(ctx, cl, "/item-storage/items", "items", "barcode=="+cqlString(req.ItemBarcode)); err != nil {
-			return nil, false, err
-		}
-	}
 	if item == nil {
 		return nil, false, invalid(fmt.Sprintf("No item with barcode %s could be found", req.ItemBarcode), "itemBarcode", req.ItemBarcode, "")
 	}
@@ -151,19 +166,11 @@ func (c *circulation) doCheckOut(ctx context.Context, cl caller, req checkOutReq
 	if status == "Checked out" {
 		return nil, false, invalid("Item is already checked out", "itemBarcode", req.ItemBarcode, "")
 	}
-	view, err := loadItemView(ctx, c.refs, cl, item)
-	if err != nil {
-		return nil, false, err
-	}
 	if notCheckoutable[status] {
 		return nil, false, invalid(fmt.Sprintf("%s (%s) (Barcode: %s) has the item status %s and cannot be checked out",
 			view.title(), str(view.materialType, "name"), req.ItemBarcode, status), "itemBarcode", req.ItemBarcode, "")
 	}
 	itemID := str(item, "id")
-	open, err := c.openLoans(ctx, cl, itemID, 1)
-	if err != nil {
-		return nil, false, err
-	}
 	if len(open) > 0 {
 		return nil, false, hasOpenLoan(req.ItemBarcode)
 	}
@@ -229,15 +236,15 @@ func (c *circulation) doCheckOut(ctx context.Context, cl caller, req checkOutReq
 		return nil, false, err
 	}
 
-	partial := false
 	session := obj{"id": newUUID(), "patronId": userID, "loanId": str(stored, "id"), "actionType": "Check-out"}
-	if err := c.okapi.do(ctx, cl, http.MethodPost, "/patron-action-session-storage/patron-action-sessions", session, nil); err != nil {
-		partial = true
-	}
 	event := obj{"userId": userID, "loanId": str(stored, "id"), "dueDate": str(stored, "dueDate")}
-	if err := c.okapi.do(ctx, cl, http.MethodPost, "/automated-patron-blocks/handlers/item-checked-out", event, nil); err != nil {
-		partial = true
-	}
+	partial := parallel(
+		func() error {
+			return c.okapi.do(ctx, cl, http.MethodPost, "/patron-action-session-storage/patron-action-sessions", session, nil)
+		},
+		func() error {
+			return c.okapi.do(ctx, cl, http.MethodPost, "/automated-patron-blocks/handlers/item-checked-out", event, nil)
+		}) != nil
 
 	out, err := c.loanRepresentation(ctx, cl, stored, view, user, pol)
 	return out, partial, err
