@@ -71,6 +71,18 @@ func cmdSeed(args []string, out io.Writer) error {
 	}
 	fmt.Fprintf(out, "seeded tenant %s: %d items (+holdings, instances), %d users, %d open loans, %d events per user for %d users in %s\n",
 		*tenant, *items, *users, *loans, *events, res.Seeded.EventUsers, res.Took.Round(1e7))
+	if !*quiet {
+		fmt.Fprintf(out, "  operator %s (password from --admin-password / MINIFOLIO_ADMIN_PASSWORD, default \"admin\": local only)\n", *admin)
+		if *items > 0 {
+			fmt.Fprintf(out, "  items %s..%s (checked out: the first %d), Missing: %s..%s\n", seed.ItemBarcode(0), seed.ItemBarcode(*items-1),
+				*loans, seed.MissingItemBarcode(0), seed.MissingItemBarcode(seed.SpecialUsers-1))
+		}
+		if *users > 0 {
+			fmt.Fprintf(out, "  patrons %s..%s, inactive %s..%s, manually blocked %s..%s\n", seed.UserBarcode(0), seed.UserBarcode(*users-1),
+				seed.InactiveUserBarcode(0), seed.InactiveUserBarcode(seed.SpecialUsers-1),
+				seed.BlockedUserBarcode(0), seed.BlockedUserBarcode(seed.SpecialUsers-1))
+		}
+	}
 	return nil
 }
 
@@ -96,5 +108,32 @@ func cmdReset(args []string, out io.Writer) error {
 		return err
 	}
 	fmt.Fprintf(out, "reset tenant %s: circulation tables truncated, %d items made Available\n", *tenant, res.ItemsMadeAvailable)
+	return nil
+}
+
+func cmdDrop(args []string, out io.Writer) error {
+	fs := newFlags("drop")
+	tenant := fs.String("tenant", "", "tenant id to delete with all its schemas (required)")
+	db := dbFlag(fs)
+	if err := parse(fs, args); err != nil {
+		return err
+	}
+	if *tenant == "" || !storage.ValidTenant(*tenant) {
+		return fail(fmt.Sprintf("invalid --tenant %q", *tenant), "name the tenant to drop, e.g. --tenant minifolio_bench")
+	}
+	dsn, err := dbURL(*db)
+	if err != nil {
+		return err
+	}
+	ctx := context.Background()
+	pool, err := storage.Open(ctx, dsn, 1)
+	if err != nil {
+		return fail(err.Error(), "start the database (make stack-up) or correct --db / MINIFOLIO_DB")
+	}
+	defer pool.Close()
+	if err := storage.DropTenant(ctx, pool, *tenant); err != nil {
+		return err
+	}
+	fmt.Fprintf(out, "dropped tenant %s (its schemas and its registration, if any)\n", *tenant)
 	return nil
 }

@@ -8,6 +8,7 @@
 //	minifolio serve   run one process in the foreground (what `up` starts)
 //	minifolio seed    create a tenant and load a deterministic data set
 //	minifolio reset   PTF's restore: no loans, every item Available
+//	minifolio drop    delete a tenant and its schemas
 //
 // Every command takes the database URL from --db or MINIFOLIO_DB.
 package main
@@ -43,6 +44,7 @@ commands:
   serve    run one process in the foreground (--module okapi|mod-... --port N)
   seed     create a tenant and load data (--tenant fs09000000 --items N --users N --loans N)
   reset    restore the pre-test state: truncate circulation tables, every item Available
+  drop     delete a tenant and all its schemas (--tenant X)
 
 Run 'minifolio <command> -h' for the flags of one command.
 The database URL comes from --db or MINIFOLIO_DB.
@@ -61,11 +63,11 @@ func run(args []string, stdout, stderr io.Writer) int {
 		return 0
 	}
 	cmds := map[string]func([]string, io.Writer) error{
-		"up": cmdUp, "down": cmdDown, "status": cmdStatus, "serve": cmdServe, "seed": cmdSeed, "reset": cmdReset,
+		"up": cmdUp, "down": cmdDown, "status": cmdStatus, "serve": cmdServe, "seed": cmdSeed, "reset": cmdReset, "drop": cmdDrop,
 	}
 	cmd, ok := cmds[args[0]]
 	if !ok {
-		fmt.Fprintf(stderr, "minifolio: unknown command %q. Fix: use one of up, down, status, serve, seed, reset\n", args[0])
+		fmt.Fprintf(stderr, "minifolio: unknown command %q. Fix: use one of up, down, status, serve, seed, reset, drop\n", args[0])
 		return 2
 	}
 	err := cmd(args[1:], stdout)

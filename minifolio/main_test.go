@@ -125,6 +125,19 @@ func TestCLI(t *testing.T) {
 		t.Fatalf("second seed: %+v", r)
 	}
 
+	// drop removes the tenant; seeding again recreates it.
+	if r := runBin(t, bin, env, "drop", "--tenant", tenant); r.code != 0 || !strings.Contains(r.stdout, "dropped tenant "+tenant) {
+		t.Fatalf("drop: %+v", r)
+	}
+	var n int
+	_ = pool.QueryRow(context.Background(), "SELECT count(*) FROM pg_namespace WHERE nspname LIKE $1", tenant+"_%").Scan(&n)
+	if n != 0 {
+		t.Fatalf("drop left %d schemas", n)
+	}
+	if r := runBin(t, bin, env, "seed", "--tenant", tenant, "--items", "40", "--users", "10", "--loans", "3", "--quiet"); r.code != 0 {
+		t.Fatalf("seed after drop: %+v", r)
+	}
+
 	runDir := t.TempDir()
 	base := freeBase(t)
 

@@ -23,7 +23,7 @@ bench-minifolio-seed: $(CURDIR)/bin/minifolio ## seed 1M items + 100k users into
 	@MINIFOLIO_DB="$(FP_PG_DSN)" $(CURDIR)/bin/minifolio seed --tenant bench_seed --force \
 		--items $(BENCH_SEED_ITEMS) --users $(BENCH_SEED_USERS) --loans 5000
 	@psql "$(FP_PG_DSN)" -qAtc "SELECT 'bench_seed uses ' || pg_size_pretty(sum(pg_total_relation_size(c.oid))) FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace WHERE n.nspname LIKE 'bench_seed_%'"
-	@psql "$(FP_PG_DSN)" -qc "SELECT 1" >/dev/null && for s in $$(psql "$(FP_PG_DSN)" -qAtc "SELECT nspname FROM pg_namespace WHERE nspname LIKE 'bench_seed\_%'"); do psql "$(FP_PG_DSN)" -qc "SET client_min_messages = warning; DROP SCHEMA $$s CASCADE"; done; psql "$(FP_PG_DSN)" -qc "DELETE FROM okapi.tenants WHERE id = 'bench_seed'"
+	@MINIFOLIO_DB="$(FP_PG_DSN)" $(CURDIR)/bin/minifolio drop --tenant bench_seed
 
 # CICO capacity (issue 3 "Performance"): profile fast, BENCH_VUS VUs without
 # think time for BENCH_DURATION through the real gateway and module processes
