@@ -159,7 +159,7 @@ func Register(ctx context.Context, db DB, tenant string) error {
 	return err
 }
 
-// CreateTenant is EnsureGlobal + CreateSchemas in one transaction.
+// CreateTenant is EnsureGlobal, then CreateSchemas in a transaction of its own.
 func CreateTenant(ctx context.Context, db TxBeginner, tenant string, opt DDLOptions) error {
 	if !ValidTenant(tenant) {
 		return fmt.Errorf("invalid tenant id %q: use letters, digits and _ (start with a letter, at most 31)", tenant)
