@@ -9,6 +9,8 @@
 SHELL := /bin/bash
 .DEFAULT_GOAL := help
 export K6_AUTO_EXTENSION_RESOLUTION := false
+# k6 would otherwise try to send usage reports out of the machine.
+export K6_NO_USAGE_REPORT := true
 
 BIN := $(CURDIR)/bin
 TELEGRAF_VERSION := v1.37.2

@@ -11,6 +11,7 @@
 # Settings (make variables or environment): PROFILE (smoke), MINIFOLIO_PROFILE
 # (fast), RELEASE (label of the system under test; default the minifolio
 # profile), DURATION, VUS, THINK, BASELINE, SEED_ITEMS, SEED_USERS, SEED_LOANS,
+# SEED_EVENTS_PER_USER (patron-block history, for juniper-patron-blocks),
 # TOKEN_TTL (minifolio's access-token lifetime), TESTID.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -22,6 +23,7 @@ RELEASE=${RELEASE:-$MINIFOLIO_PROFILE}
 SEED_ITEMS=${SEED_ITEMS:-20000}
 SEED_USERS=${SEED_USERS:-2000}
 SEED_LOANS=${SEED_LOANS:-500}
+SEED_EVENTS_PER_USER=${SEED_EVENTS_PER_USER:-0}
 TOKEN_TTL=${TOKEN_TTL:-10m}
 FP_PG_PORT=${FP_PG_PORT:-55432}
 FP_INFLUX_PORT=${FP_INFLUX_PORT:-58086}
@@ -46,7 +48,7 @@ bin/minifolio down --run-dir "$run_dir" >/dev/null
 echo "==> minifolio: starting with profile $MINIFOLIO_PROFILE on 127.0.0.1:$FP_MINIFOLIO_PORT"
 bin/minifolio up --run-dir "$run_dir" --port "$FP_MINIFOLIO_PORT" --profile "$MINIFOLIO_PROFILE" --token-ttl "$TOKEN_TTL"
 echo "==> minifolio: seeding fs09000000 if empty ($SEED_ITEMS items, $SEED_USERS users, $SEED_LOANS open loans)"
-bin/minifolio seed --items "$SEED_ITEMS" --users "$SEED_USERS" --loans "$SEED_LOANS"
+bin/minifolio seed --items "$SEED_ITEMS" --users "$SEED_USERS" --loans "$SEED_LOANS" --events-per-user "$SEED_EVENTS_PER_USER"
 echo "==> minifolio: reset to the pre-test state (PTF's restore)"
 bin/minifolio reset
 
@@ -58,7 +60,7 @@ set +e
 K6_ENV=${K6_ENV:-local} TESTID=$TESTID RELEASE=$RELEASE PROFILE=$PROFILE \
   FOLIO_URL="http://127.0.0.1:$FP_MINIFOLIO_PORT" FOLIO_DB_PORT=$FP_PG_PORT \
   K6_WEB_DASHBOARD=true K6_WEB_DASHBOARD_PORT=-1 K6_WEB_DASHBOARD_EXPORT="$out/k6-report.html" \
-  bin/k6 run --quiet -o "influxdb=http://127.0.0.1:$FP_INFLUX_PORT/k6" scripts/check-in-check-out.js
+  K6_NO_USAGE_REPORT=true bin/k6 run --quiet --address= -o "influxdb=http://127.0.0.1:$FP_INFLUX_PORT/k6" scripts/check-in-check-out.js
 rc=$?
 set -e
 echo "==> results: $out/summary.json, $out/k6-report.html"

@@ -12,9 +12,12 @@ mkdir -p "$logs"
 
 # Unit suites need no running service; e2e suites need the test stack.
 # Suites are make targets defined in mk/*.mk, next to the code they test.
-builds=(telegraf k6 dashboards-deps)
+builds=(telegraf k6 minifolio dashboards-deps)
 unit_suites=(test-unit-stack test-unit-k6 test-unit-lib test-unit-dashboards test-unit-compose fuzz-cql)
-e2e_suites=(test-e2e-stack test-e2e-sql test-unit-cql test-unit-minifolio-modules test-e2e-telegraf-configs)
+# test-unit-minifolio runs every minifolio package (CQL, storage, gateway, modules)
+# against the test stack's PostgreSQL. test-e2e-dashboards runs every panel query
+# against the CICO smoke run that test-e2e-cico recorded.
+e2e_suites=(test-e2e-stack test-e2e-sql test-unit-minifolio test-e2e-telegraf-configs test-e2e-cico test-e2e-dashboards)
 
 passed=0 failed=0 failed_names=()
 run_suite() { # NAME COMMAND...
@@ -47,12 +50,8 @@ done
 echo "==> unit tests"
 for s in "${unit_suites[@]}"; do run_suite "${s#test-}" make --no-print-directory "$s" FUZZTIME=15s; done
 
-# The test stack: its own state and ports, and a password that is recognisable
-# so the tests can prove it never leaks into logs or tags.
-export FP_STACK_DIR=$repo/.stack/test FP_PG_PORT=55433 FP_INFLUX_PORT=58087 FP_INFLUX_RPC_PORT=58089 \
-  FP_TELEGRAF_PORT=58094 FP_MINIFOLIO_PORT=9230 FOLIO_DB_PASSWORD=fp-test-S3cret-pw
-export FP_PG_DSN="postgres://folio:$FOLIO_DB_PASSWORD@127.0.0.1:$FP_PG_PORT/folio?sslmode=disable"
-export FP_INFLUX_URL="http://127.0.0.1:$FP_INFLUX_PORT" FP_BIN=$repo/bin FP_REQUIRE_STACK=1
+# shellcheck source=tools/test-env.sh
+. tools/test-env.sh
 
 echo "==> end-to-end tests (test stack in .stack/test)"
 trap 'stack/stack.sh down >/dev/null 2>&1' EXIT
@@ -62,6 +61,9 @@ if ! stack/stack.sh up >"$logs/test-stack-up.log" 2>&1; then
   failed=$((failed + 1))
   failed_names+=(stack-up)
 else
-  for s in "${e2e_suites[@]}"; do run_suite "${s#test-}" make --no-print-directory "$s"; done
+  for s in "${e2e_suites[@]}"; do
+    [ -f "$FP_STACK_DIR/last-cico-testid" ] && export FP_DASH_TESTID=$(cat "$FP_STACK_DIR/last-cico-testid")
+    run_suite "${s#test-}" make --no-print-directory "$s"
+  done
 fi
 finish

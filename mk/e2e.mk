@@ -1,0 +1,5 @@
+# End-to-end tests of whole runs (tools/run.sh) on the tests' own stack.
+.PHONY: test-e2e-cico
+
+test-e2e-cico: $(BIN)/k6 $(BIN)/minifolio ## CICO runs on minifolio: smoke, regression gate, token refresh, bad input, SIGINT
+	@node --test --test-reporter=spec --test-concurrency=1 tests/e2e/cico.test.mjs
