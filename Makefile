@@ -24,7 +24,7 @@ TELEGRAF_TAGS := custom,inputs.procstat,inputs.postgresql,inputs.docker,inputs.c
 TEST_STACK := FP_STACK_DIR=$(CURDIR)/.stack/test FP_PG_PORT=55433 FP_INFLUX_PORT=58087 \
 	FP_INFLUX_RPC_PORT=58089 FP_TELEGRAF_PORT=58094 FP_MINIFOLIO_PORT=9230
 
-.PHONY: help deps run demo test test-unit test-e2e stack-up stack-down stack-status stack-clean telegraf clean
+.PHONY: help deps run demo perf-gate test test-unit test-e2e stack-up stack-down stack-status stack-clean telegraf clean
 
 help: ## list the targets
 	@grep -hE '^[a-zA-Z0-9_-]+:.*## ' $(MAKEFILE_LIST) | sort | awk -F':.*## ' '{printf "  %-24s %s\n", $$1, $$2}'
@@ -58,6 +58,11 @@ run: stack-up k6 minifolio ## one CICO run: make run PROFILE=smoke|demo|ptf|long
 
 demo: ## the main job: make run PROFILE=demo MINIFOLIO_PROFILE=lotus (1, 5, 8, 20 users)
 	@$(MAKE) --no-print-directory run PROFILE=demo MINIFOLIO_PROFILE=lotus
+
+# The regression gate of .github/workflows/perf-gate.yml, runnable locally.
+GATE_BASELINE ?= baselines/minifolio-fast.json
+perf-gate: ## short CICO run on minifolio fast, judged against $(GATE_BASELINE) (exit 99 = regression)
+	@$(MAKE) --no-print-directory run PROFILE=smoke DURATION=60s MINIFOLIO_PROFILE=fast BASELINE=$(GATE_BASELINE)
 
 test: deps ## install what is missing and run every test
 	@tools/test.sh
