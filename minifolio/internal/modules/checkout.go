@@ -50,7 +50,9 @@ func (c *circulation) checkOut(w http.ResponseWriter, r *http.Request) {
 		writeFailure(w, err)
 		return
 	}
-	loan, partial, err := c.doCheckOut(r.Context(), callerOf(r, c.okapi.base), req)
+	// Not cancelled by a client hanging up: a half-done check-out would leave a
+	// loan without its item status (see check-in).
+	loan, partial, err := c.doCheckOut(context.WithoutCancel(r.Context()), callerOf(r, c.okapi.base), req)
 	if err != nil {
 		writeFailure(w, err)
 		return
