@@ -61,7 +61,9 @@ export function cicoWorkflow(run, read) {
     const problems = checkPools(counts);
     if (problems.length) {
       const fix = cfg.data.kind === 'db' ? 'seed or reset the target (bin/minifolio seed / bin/minifolio reset, or PTF\'s checkin-checkout-db-restore.sql)' : `fill the CSV files in ${cfg.data.dir}`;
-      return abort(`no test data for tenant ${cfg.folio.tenant}: ${problems.join('; ')}; fix: ${fix}`);
+      // With DATA=db only items shelved at the run's service point count (see lib/data.js).
+      const where = cfg.data.kind === 'db' ? ` (items shelved at service point ${servicePointId})` : '';
+      return abort(`no test data for tenant ${cfg.folio.tenant}${where}: ${problems.join('; ')}; fix: ${fix}${env.SERVICE_POINT_ID ? ', or unset SERVICE_POINT_ID' : ''}`);
     }
     if (counts.available.length < run.slots) {
       console.warn(`folio-perf: only ${counts.available.length} available items for up to ${run.slots} VUs; some VUs will only check in`);
