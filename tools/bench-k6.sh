@@ -1,0 +1,51 @@
+#!/usr/bin/env bash
+# `make bench-k6`: what k6 itself costs with folio-perf's CICO scripts, measured
+# on a real run: BENCH_VUS VUs (200) without think time against minifolio `fast`
+# for BENCH_DURATION, samples streamed to InfluxDB as in every run. Reports k6's
+# CPU seconds per 1,000 transactions, % of one core per 100 transactions/s, and
+# peak RSS per VU (GNU time's maximum resident set). Targets (issue 4):
+# <= 1 MB RSS per VU and <= 5 % of one core per 100 transactions/s.
+# A benchmark, not a test: the figures depend on the machine and its load.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+VUS=${BENCH_VUS:-200}
+DURATION=${BENCH_DURATION:-60s}
+FP_PG_PORT=${FP_PG_PORT:-55432}
+FP_INFLUX_PORT=${FP_INFLUX_PORT:-58086}
+FP_MINIFOLIO_PORT=${FP_MINIFOLIO_PORT:-9130}
+FP_STACK_DIR=${FP_STACK_DIR:-$PWD/.stack}
+export FOLIO_DB_PASSWORD=${FOLIO_DB_PASSWORD:-folio} FOLIO_PASSWORD=${FOLIO_PASSWORD:-admin}
+export MINIFOLIO_DB="postgres://folio:$FOLIO_DB_PASSWORD@127.0.0.1:$FP_PG_PORT/folio?sslmode=disable"
+run_dir=$FP_STACK_DIR/minifolio
+
+bin/minifolio down --run-dir "$run_dir" >/dev/null
+bin/minifolio up --run-dir "$run_dir" --port "$FP_MINIFOLIO_PORT" --profile fast >/dev/null
+# Enough items that 200 VUs each get a pool of their own.
+bin/minifolio seed --items 20000 --users 2000 --loans 500 --quiet
+bin/minifolio reset >/dev/null
+
+testid=bench-k6-$(date -u +%Y%m%dT%H%M%SZ)
+mkdir -p "results/$testid"
+echo "==> bench-k6: $VUS VUs, no think time, $DURATION, minifolio fast, testid $testid"
+/usr/bin/time -f '%U %S %M' -o "results/$testid/time.txt" env K6_ENV=local TESTID="$testid" RELEASE=fast \
+  PROFILE=smoke VUS="$VUS" DURATION="$DURATION" THINK=none FOLIO_URL="http://127.0.0.1:$FP_MINIFOLIO_PORT" \
+  FOLIO_DB_PORT="$FP_PG_PORT" K6_NO_USAGE_REPORT=true K6_AUTO_EXTENSION_RESOLUTION=false \
+  bin/k6 run --quiet --address= -o "influxdb=http://127.0.0.1:$FP_INFLUX_PORT/k6" scripts/check-in-check-out.js \
+  >"results/$testid/k6.log" 2>&1 || true
+
+read -r user sys maxkb <"results/$testid/time.txt"
+node --input-type=module - "results/$testid/summary.json" "$user" "$sys" "$maxkb" "$VUS" <<'JS'
+import { readFileSync } from 'node:fs';
+const [file, user, sys, maxkb, vus] = process.argv.slice(2);
+const s = JSON.parse(readFileSync(file, 'utf8'));
+const m = s.k6.metrics;
+const tx = ['check-in', 'check-out'].map((t) => m[`transaction_duration{transaction:${t}}`]?.values.count ?? 0).reduce((a, b) => a + b, 0);
+const seconds = (Date.parse(s.meta.finishedAt) - Date.parse(s.meta.startedAt)) / 1000;
+const cpu = Number(user) + Number(sys);
+const txPerS = tx / seconds;
+const corePctPer100 = txPerS > 0 ? ((cpu / seconds) * 100) / (txPerS / 100) : NaN;
+const rssPerVuMB = Number(maxkb) / 1024 / Number(vus);
+console.log(`transactions: ${tx} in ${seconds.toFixed(0)} s (${txPerS.toFixed(1)}/s, limited by the target)`);
+console.log(`k6 CPU: ${cpu.toFixed(1)} s = ${(cpu / tx * 1000).toFixed(2)} CPU s per 1,000 transactions = ${corePctPer100.toFixed(2)} % of one core per 100 transactions/s (target <= 5 %)`);
+console.log(`k6 peak RSS: ${(Number(maxkb) / 1024).toFixed(0)} MB = ${rssPerVuMB.toFixed(2)} MB per VU at ${vus} VUs (target <= 1 MB)`);
+JS
