@@ -343,8 +343,11 @@ func (c *Collection) fail(w http.ResponseWriter, r *http.Request, err error, okS
 
 // WriteStorageError maps a storage error to RMB's response: bad CQL 400,
 // unknown record 404, unique violation 422, missing tenant schema 400, else 500
-// with the cause only in the log.
+// with the cause only in the log (nil log: slog.Default()).
 func WriteStorageError(w http.ResponseWriter, r *http.Request, log *slog.Logger, t *Table, err error) {
+	if log == nil {
+		log = slog.Default()
+	}
 	var qe *QueryError
 	var pe *pgconn.PgError
 	switch {
