@@ -31,8 +31,10 @@ case "$cmd" in
       if "${s}_running"; then
         step "$s: already up ($(${s}_url)), reusing it"
       else
-        "${s}_start"
+        # Recorded before the start: a start that dies after spawning its
+        # process (e.g. a health-check time-out) must still be stopped.
         started+=("$s")
+        "${s}_start"
       fi
     done
     trap - EXIT
