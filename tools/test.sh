@@ -62,6 +62,9 @@ if ! stack/stack.sh up >"$logs/test-stack-up.log" 2>&1; then
   failed=$((failed + 1))
   failed_names+=(stack-up)
 else
+  # Written by this run's CICO suite; one left by an earlier `make test` would
+  # let the dashboards suite pass against a stale run.
+  rm -f "$FP_STACK_DIR/last-cico-testid"
   for s in "${e2e_suites[@]}"; do
     [ -f "$FP_STACK_DIR/last-cico-testid" ] && export FP_DASH_TESTID=$(cat "$FP_STACK_DIR/last-cico-testid")
     run_suite "${s#test-}" make --no-print-directory "$s"
