@@ -20,10 +20,6 @@ TELEGRAF_TAGS := custom,inputs.procstat,inputs.postgresql,inputs.docker,inputs.c
 	processors.rename,processors.regex,processors.override,processors.converter,processors.starlark,$\
 	aggregators.basicstats,outputs.influxdb,outputs.health
 
-# Ports of the tests' own stack, apart from the demo stack so both can run.
-TEST_STACK := FP_STACK_DIR=$(CURDIR)/.stack/test FP_PG_PORT=55433 FP_INFLUX_PORT=58087 \
-	FP_INFLUX_RPC_PORT=58089 FP_TELEGRAF_PORT=58094 FP_MINIFOLIO_PORT=9230
-
 .PHONY: help deps run demo perf-gate test test-unit test-e2e stack-up stack-down stack-status stack-clean telegraf clean
 
 help: ## list the targets
