@@ -51,6 +51,11 @@ case "$cmd" in
     exit $rc
     ;;
   clean)
+    # minifolio (started by tools/run.sh) keeps its pid files under
+    # $FP_STACK_DIR/minifolio: stop it before they are deleted, or it is orphaned.
+    if [ -x "$repo/bin/minifolio" ]; then
+      "$repo/bin/minifolio" down --run-dir "$FP_STACK_DIR/minifolio" || true
+    fi
     for s in telegraf influxdb postgres; do "${s}_stop"; done
     step "removing $FP_STACK_DIR"
     rm -rf "$FP_STACK_DIR"
