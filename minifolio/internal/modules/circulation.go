@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"net/http"
+	"net/url"
 	"strings"
 )
 
@@ -24,7 +25,7 @@ func (c *circulation) passThrough(storagePath string) http.HandlerFunc {
 	return func(w http.ResponseWriter, r *http.Request) {
 		path := storagePath
 		if id := r.PathValue("id"); id != "" {
-			path += "/" + id
+			path += "/" + url.PathEscape(id)
 		}
 		if r.URL.RawQuery != "" {
 			path += "?" + r.URL.RawQuery
@@ -87,7 +88,7 @@ func (c *circulation) loans(w http.ResponseWriter, r *http.Request) {
 func (c *circulation) loan(w http.ResponseWriter, r *http.Request) {
 	cl := callerOf(r, c.okapi.base)
 	var loan obj
-	if err := c.okapi.get(r.Context(), cl, "/loan-storage/loans/"+r.PathValue("id"), &loan); err != nil {
+	if err := c.okapi.get(r.Context(), cl, "/loan-storage/loans/"+url.PathEscape(r.PathValue("id")), &loan); err != nil {
 		if ue, ok := err.(*upstreamError); ok {
 			writeText(w, ue.status, ue.body)
 			return

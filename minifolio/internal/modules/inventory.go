@@ -3,6 +3,7 @@ package modules
 import (
 	"encoding/json"
 	"net/http"
+	"net/url"
 )
 
 // inventory is mod-inventory: the composite item view the staff UI reads
@@ -59,7 +60,7 @@ func (v *inventory) items(w http.ResponseWriter, r *http.Request) {
 func (v *inventory) item(w http.ResponseWriter, r *http.Request) {
 	cl := callerOf(r, v.okapi.base)
 	var it obj
-	if err := v.okapi.get(r.Context(), cl, "/item-storage/items/"+r.PathValue("id"), &it); err != nil {
+	if err := v.okapi.get(r.Context(), cl, "/item-storage/items/"+url.PathEscape(r.PathValue("id")), &it); err != nil {
 		if ue, ok := err.(*upstreamError); ok {
 			writeText(w, ue.status, ue.body)
 			return
