@@ -1,5 +1,5 @@
 // Target configuration: env/<K6_ENV>.json merged with environment overrides, validated before any
-// load is generated. Pure: k6 reads the file with open() in init context (lib/k6/config.js) and
+// load is generated. Pure: k6 reads the file with open() in init context (lib/k6/run.js, scripts/smoke.js) and
 // hands the text here, so Node's test runner checks every message without k6.
 
 export class ConfigError extends Error {

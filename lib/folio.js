@@ -250,7 +250,7 @@ export const openLoansSince = (servicePointId, sinceIso, limit, offset) =>
     verify: collection('loans'),
   });
 
-// Every `name` the CICO transactions send (tests/unit/transactions.test.mjs proves the list is
+// Every `name` the CICO transactions send (tests/unit/lib-transactions.test.mjs proves the list is
 // complete); thresholds use it to compute per-API sub-metrics for the slow-API table and baselines.
 export const CICO_API_NAMES = [
   'GET /configurations/entries',

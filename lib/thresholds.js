@@ -1,5 +1,5 @@
 // Builds k6's options.thresholds from thresholds.json (absolute SLOs) and, when BASELINE names a
-// baseline file, from that run's percentiles x (1 + tolerance) + slack. Pure; lib/k6/options.js
+// baseline file, from that run's percentiles x (1 + tolerance) + slack. Pure; lib/k6/run.js
 // reads the files with open(). Any problem throws ThresholdsError in init, so k6 exits non-zero
 // before the first request.
 
