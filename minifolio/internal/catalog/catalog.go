@@ -33,10 +33,6 @@ var Modules = []Module{
 	{Name: "mod-circulation", Schema: "mod_circulation", Prefixes: []string{"circulation"}, Offset: 9},
 }
 
-// LoginSchema holds credentials (mod-login's table auth_credentials); the
-// gateway answers /authn/* itself, playing mod-login and mod-authtoken.
-const LoginSchema = "mod_login"
-
 // ForPath returns the module serving path ("/circulation/loans?x" → mod-circulation).
 func ForPath(path string) (Module, bool) {
 	p := strings.TrimPrefix(path, "/")
@@ -61,9 +57,4 @@ func ByName(name string) (Module, bool) {
 		}
 	}
 	return Module{}, false
-}
-
-// SchemaName is RMB's schema naming: lower-cased tenant + "_" + module schema suffix.
-func SchemaName(tenant, moduleSchema string) string {
-	return strings.ToLower(tenant) + "_" + moduleSchema
 }
