@@ -20,7 +20,7 @@ TELEGRAF_TAGS := custom,inputs.procstat,inputs.postgresql,inputs.docker,inputs.c
 	processors.rename,processors.regex,processors.override,processors.converter,processors.starlark,$\
 	aggregators.basicstats,outputs.influxdb,outputs.health
 
-.PHONY: help deps run demo perf-gate test test-unit test-e2e stack-up stack-down stack-status stack-clean telegraf clean
+.PHONY: help deps run demo perf-gate test stack-up stack-down stack-status stack-clean telegraf clean FORCE
 
 help: ## list the targets
 	@grep -hE '^[a-zA-Z0-9_-]+:.*## ' $(MAKEFILE_LIST) | sort | awk -F':.*## ' '{printf "  %-24s %s\n", $$1, $$2}'
@@ -29,7 +29,13 @@ deps: ## install what is missing (Debian/Ubuntu packages; checks Go and Node)
 	@tools/deps.sh
 
 telegraf: $(BIN)/telegraf ## build Telegraf with the plugins the configs use
-$(BIN)/telegraf: Makefile
+# Rebuilt when the version or the tags change, not on every edit of this file:
+# the stamp is rewritten only when its content differs.
+TELEGRAF_BUILD := $(TELEGRAF_VERSION) $(TELEGRAF_TAGS)
+$(BIN)/.telegraf-build: FORCE
+	@mkdir -p $(BIN)
+	@echo '$(TELEGRAF_BUILD)' | cmp -s - $@ || echo '$(TELEGRAF_BUILD)' >$@
+$(BIN)/telegraf: $(BIN)/.telegraf-build
 	@echo "==> telegraf: building $(TELEGRAF_VERSION) (first time takes a few minutes)"
 	@mkdir -p $(BIN) .stack/logs
 	@GOBIN=$(BIN) go install -tags "$(TELEGRAF_TAGS)" \
