@@ -1,12 +1,13 @@
 package modules
 
 import (
-	"crypto/rand"
 	"fmt"
 	"regexp"
 	"strings"
 	"sync"
 	"time"
+
+	"github.com/folio-perf/folio-perf/minifolio/internal/storage"
 )
 
 // obj is a FOLIO record as JSON: modules pass records through and add fields,
@@ -59,13 +60,7 @@ var uuidRE = regexp.MustCompile(`^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[1-8][0-9a-fA-F]
 // isUUID is RMB's UUID pattern (versions 1-8, RFC 4122 variant).
 func isUUID(s string) bool { return uuidRE.MatchString(s) }
 
-func newUUID() string {
-	var b [16]byte
-	rand.Read(b[:])
-	b[6] = b[6]&0x0f | 0x40
-	b[8] = b[8]&0x3f | 0x80
-	return fmt.Sprintf("%x-%x-%x-%x-%x", b[0:4], b[4:6], b[6:8], b[8:10], b[10:16])
-}
+func newUUID() string { return storage.NewUUID() }
 
 // folioTime formats as FOLIO's date-time strings (UTC, milliseconds).
 func folioTime(t time.Time) string { return t.UTC().Format("2006-01-02T15:04:05.000Z07:00") }
