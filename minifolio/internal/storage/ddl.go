@@ -172,15 +172,9 @@ func CreateTenant(ctx context.Context, db TxBeginner, tenant string, opt DDLOpti
 
 // CreateIndexes creates every secondary index of a tenant (after a bulk load).
 func CreateIndexes(ctx context.Context, db DB, tenant string, opt DDLOptions) error {
-	for _, t := range Tables {
-		tt := t
-		if f := opt.WithoutIndexes[t.ID()]; len(f) > 0 {
-			tt = t.WithoutIndexes(f...)
-		}
-		for _, s := range IndexDDL(tenant, tt) {
-			if _, err := db.Exec(ctx, s); err != nil {
-				return fmt.Errorf("creating index: %w (statement: %.120s)", err, s)
-			}
+	for _, s := range AllIndexDDL(tenant, opt) {
+		if _, err := db.Exec(ctx, s); err != nil {
+			return fmt.Errorf("creating index: %w (statement: %.120s)", err, s)
 		}
 	}
 	return nil
