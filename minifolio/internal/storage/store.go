@@ -210,9 +210,9 @@ func FindWhere(ctx context.Context, db DB, tenant string, t *Table, where, order
 		return p, nil
 	}
 	p.Total, err = estimate(ctx, db, "SELECT 1"+from, args)
-	if p.Total < offset+len(recs) {
-		p.Total = offset + len(recs)
-	}
+	// The planner's guess can be far off (stale statistics); what was just
+	// counted and what was just read are lower bounds.
+	p.Total = max(p.Total, cnt, offset+len(recs))
 	return p, err
 }
 
