@@ -246,3 +246,15 @@ telegraf_start() {
 }
 
 telegraf_stop() { stop_pid telegraf "$run_dir/telegraf.pid" "$repo/telegraf/native.conf"; }
+
+# ----------------------------------------------------------------- minifolio
+# Started by tools/run.sh, not by `up`, but it lives on this stack's database and
+# keeps its pid files under $FP_STACK_DIR/minifolio: `down` and `clean` stop it
+# first (through those pid files), so it is never left orphaned or talking to a
+# stopped PostgreSQL.
+minifolio_stop() {
+  local dir=$FP_STACK_DIR/minifolio
+  [ -x "$repo/bin/minifolio" ] && ls "$dir"/*.pid >/dev/null 2>&1 || return 0
+  step "minifolio: stopping"
+  "$repo/bin/minifolio" down --run-dir "$dir" >/dev/null || true
+}

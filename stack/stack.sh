@@ -40,6 +40,7 @@ case "$cmd" in
     trap - EXIT
     ;;
   down)
+    minifolio_stop
     for s in telegraf influxdb postgres; do "${s}_stop"; done
     ;;
   status)
@@ -51,11 +52,7 @@ case "$cmd" in
     exit $rc
     ;;
   clean)
-    # minifolio (started by tools/run.sh) keeps its pid files under
-    # $FP_STACK_DIR/minifolio: stop it before they are deleted, or it is orphaned.
-    if [ -x "$repo/bin/minifolio" ]; then
-      "$repo/bin/minifolio" down --run-dir "$FP_STACK_DIR/minifolio" || true
-    fi
+    minifolio_stop
     for s in telegraf influxdb postgres; do "${s}_stop"; done
     step "removing $FP_STACK_DIR"
     rm -rf "$FP_STACK_DIR"

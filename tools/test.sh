@@ -54,8 +54,8 @@ for s in "${unit_suites[@]}"; do run_suite "${s#test-}" make --no-print-director
 . tools/test-env.sh
 
 echo "==> end-to-end tests (test stack in .stack/test)"
-# The CICO suite leaves minifolio (tools/run.sh starts it) running: stop it with the stack.
-trap 'bin/minifolio down --run-dir "$FP_STACK_DIR/minifolio" >/dev/null 2>&1; stack/stack.sh down >/dev/null 2>&1' EXIT
+# stack.sh down also stops the minifolio that the CICO suite started (tools/run.sh).
+trap 'stack/stack.sh down >/dev/null 2>&1' EXIT
 if ! stack/stack.sh up >"$logs/test-stack-up.log" 2>&1; then
   echo "FAIL  stack-up (log: .stack/logs/test-stack-up.log)"
   tail -n 5 "$logs/test-stack-up.log" | sed 's/^/      | /'
