@@ -101,7 +101,16 @@ func (l *lexer) next() error {
 	default:
 		var b strings.Builder
 		i := l.pos
-		for i < len(l.src) && strings.IndexByte("()/<>= \t\r\n\"", l.src[i]) < 0 {
+		const delims = "()/<>= \t\r\n\""
+		for i < len(l.src) && strings.IndexByte(delims, l.src[i]) < 0 {
+			if l.src[i] == '\\' && i+1 < len(l.src) && strings.IndexByte(delims, l.src[i+1]) >= 0 {
+				// A backslash cannot carry a delimiter into an unquoted word
+				// (cql-java ends the word there too): it stays a literal
+				// backslash, so String() can write the word back unquoted.
+				b.WriteString(`\\`)
+				i++
+				continue
+			}
 			i = unescapeInto(&b, l.src, i)
 		}
 		l.pos = i
