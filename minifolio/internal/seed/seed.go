@@ -122,10 +122,21 @@ func Run(ctx context.Context, pool *pgxpool.Pool, o Options) (Result, error) {
 		if err := storage.DropTenant(ctx, pool, o.Tenant); err != nil {
 			return Result{}, err
 		}
-	} else if err := storage.DropTenant(ctx, pool, o.Tenant); err != nil {
-		// Schemas of an unregistered tenant are the debris of a seed that
-		// died before registering it (registration is its last step).
-		return Result{}, err
+	} else {
+		// Schemas of a tenant minifolio never registered may be the debris of
+		// a seed that died before registering it, or a real FOLIO's tenant
+		// (Okapi keeps its own registry): never drop those without --force.
+		var found bool
+		if err := pool.QueryRow(ctx, `SELECT EXISTS (SELECT 1 FROM pg_namespace WHERE starts_with(nspname, $1))`,
+			o.Tenant+"_").Scan(&found); err != nil {
+			return Result{}, err
+		}
+		if found && !o.Force {
+			return Result{}, fmt.Errorf("tenant %s %w (its schemas are in the database) but was not created by seed: %w", o.Tenant, ErrExists, errors.New("use --force to drop it and seed again"))
+		}
+		if err := storage.DropTenant(ctx, pool, o.Tenant); err != nil {
+			return Result{}, err
+		}
 	}
 	// The tenant is registered only once everything is loaded and indexed;
 	// a failure before that drops what was written, so no half-seeded

@@ -2,6 +2,7 @@ package seed_test
 
 import (
 	"context"
+	"errors"
 	"testing"
 
 	"github.com/folio-perf/folio-perf/minifolio/internal/seed"
@@ -136,6 +137,22 @@ func TestSeedRefusesBadFlagsAndForeignTenants(t *testing.T) {
 	_, err := seed.Run(ctx, pool, seed.Options{Tenant: tenant, AdminUser: "a", AdminPassword: "b", Items: 1})
 	if err == nil {
 		t.Fatal("seeding over an existing, unseeded tenant succeeded without --force")
+	}
+	// Nor is one that only exists as schemas (a real FOLIO's tenant: Okapi
+	// keeps its own registry), and its data stays.
+	unregistered := storagetest.TenantName("seedunreg")
+	t.Cleanup(func() { _ = storage.DropTenant(context.Background(), pool, unregistered) })
+	if _, err := pool.Exec(ctx, "CREATE SCHEMA "+unregistered+"_mod_users; CREATE TABLE "+unregistered+
+		"_mod_users.users (id uuid primary key, jsonb jsonb); INSERT INTO "+unregistered+
+		"_mod_users.users VALUES (gen_random_uuid(), '{}')"); err != nil {
+		t.Fatal(err)
+	}
+	_, err = seed.Run(ctx, pool, seed.Options{Tenant: unregistered, AdminUser: "a", AdminPassword: "b", Items: 1})
+	if !errors.Is(err, seed.ErrExists) {
+		t.Fatalf("seeding over an unregistered tenant's schemas without --force: got %v, want ErrExists", err)
+	}
+	if n := count(t, pool, "SELECT count(*) FROM "+unregistered+"_mod_users.users"); n != 1 {
+		t.Fatalf("the unregistered tenant's users table holds %d rows after the refused seed, want 1", n)
 	}
 	if _, err := seed.Reset(ctx, pool, "nosuchtenant"); err == nil {
 		t.Error("reset of an unknown tenant succeeded")
