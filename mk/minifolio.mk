@@ -19,11 +19,11 @@ test-unit-minifolio: ## go vet + go test of every minifolio package (needs the s
 BENCH_SEED_ITEMS ?= 1000000
 BENCH_SEED_USERS ?= 100000
 bench-minifolio-seed: $(CURDIR)/bin/minifolio ## seed 1M items + 100k users into tenant bench_seed and time it (needs FP_PG_DSN)
-	@test -n "$(FP_PG_DSN)" || { echo "bench-minifolio-seed: FP_PG_DSN is not set. Fix: make stack-up, then export FP_PG_DSN=postgres://folio:folio@127.0.0.1:55432/folio?sslmode=disable"; exit 1; }
-	@MINIFOLIO_DB="$(FP_PG_DSN)" $(CURDIR)/bin/minifolio seed --tenant bench_seed --force \
+	@test -n "$$FP_PG_DSN" || { echo "bench-minifolio-seed: FP_PG_DSN is not set. Fix: make stack-up, then export FP_PG_DSN=postgres://folio:folio@127.0.0.1:55432/folio?sslmode=disable"; exit 1; }
+	@MINIFOLIO_DB="$$FP_PG_DSN" $(CURDIR)/bin/minifolio seed --tenant bench_seed --force \
 		--items $(BENCH_SEED_ITEMS) --users $(BENCH_SEED_USERS) --loans 5000
 	@psql "$(FP_PG_DSN)" -qAtc "SELECT 'bench_seed uses ' || pg_size_pretty(sum(pg_total_relation_size(c.oid))) FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace WHERE n.nspname LIKE 'bench_seed_%'"
-	@MINIFOLIO_DB="$(FP_PG_DSN)" $(CURDIR)/bin/minifolio drop --tenant bench_seed
+	@MINIFOLIO_DB="$$FP_PG_DSN" $(CURDIR)/bin/minifolio drop --tenant bench_seed
 
 # CICO capacity (issue 3 "Performance"): profile fast, BENCH_VUS VUs without
 # think time for BENCH_DURATION through the real gateway and module processes

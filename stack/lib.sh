@@ -106,7 +106,7 @@ postgres_running() { pid_of "$run_dir/postgres.pid" "$pg_data" >/dev/null; }
 postgres_healthy() { "$FP_PG_BIN/pg_isready" -q -h 127.0.0.1 -p "$FP_PG_PORT" -d folio -U folio; }
 
 postgres_psql() { # SQL...: run as the folio superuser over TCP; password via env only
-  PGPASSWORD=$FOLIO_DB_PASSWORD "$FP_PG_BIN/psql" -X -q -v ON_ERROR_STOP=1 \
+  PGPASSWORD=$FOLIO_DB_PASSWORD PGOPTIONS="-c client_min_messages=warning" "$FP_PG_BIN/psql" -X -q -v ON_ERROR_STOP=1 \
     -h 127.0.0.1 -p "$FP_PG_PORT" -U folio "$@"
 }
 

@@ -53,6 +53,8 @@ echo "==> minifolio: reset to the pre-test state (PTF's restore)"
 bin/minifolio reset
 
 TESTID=${TESTID:-cico-$(date -u +%Y%m%dT%H%M%SZ)-$RELEASE}
+[[ "$TESTID" =~ ^[A-Za-z0-9][A-Za-z0-9._-]*$ ]] || die "TESTID '$TESTID' is not a test id" \
+  "use letters, digits, . _ - (e.g. cico-20261122T030000Z-lotus)"
 out=results/$TESTID
 mkdir -p "$out"
 echo "==> k6: PROFILE=$PROFILE against minifolio ($MINIFOLIO_PROFILE), testid $TESTID"

@@ -4,7 +4,7 @@
 // leave nothing running. Throw-away stacks use their own directories and ports.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { chmodSync, mkdtempSync, mkdirSync, writeFileSync, readFileSync, existsSync, rmSync } from 'node:fs';
+import { chmodSync, readdirSync, mkdtempSync, mkdirSync, writeFileSync, readFileSync, existsSync, rmSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -43,10 +43,18 @@ async function scratchStack() {
   };
 }
 
-function pidAlive(file) {
-  if (!existsSync(file)) return false;
-  const pid = readFileSync(file, 'utf8').trim();
-  return existsSync(`/proc/${pid}`);
+// runningUnder reports whether any process's command line names dir: the
+// scratch stack's PostgreSQL and InfluxDB carry their data/config path there.
+// (The pid files are removed on stop, so they cannot tell.)
+function runningUnder(dir) {
+  for (const pid of readdirSync('/proc').filter((p) => /^\d+$/.test(p))) {
+    try {
+      if (readFileSync(`/proc/${pid}/cmdline`, 'utf8').includes(dir)) return true;
+    } catch {
+      // the process ended while we looked
+    }
+  }
+  return false;
 }
 
 test('stack-status prints one line per service with its URL, all up', () => {
@@ -138,7 +146,7 @@ test('a taken port stops stack-up with the port and the setting, leaving nothing
     assert.match(lines[0], /FP_INFLUX_PORT=/);
     // PostgreSQL had started before InfluxDB failed: it must have been stopped.
     assert.match(r.stdout, /postgres: up/);
-    assert.equal(pidAlive(join(s.dir, 'run', 'postgres.pid')), false, 'PostgreSQL left running');
+    assert.equal(runningUnder(s.dir), false, 'a process of the failed stack-up is left running');
     const st = stack(['status'], s.env);
     assert.notEqual(st.status, 0);
     assert.doesNotMatch(st.stdout, /\bup\b/);
@@ -155,7 +163,7 @@ test('a missing binary names the fix and leaves nothing running', async () => {
     const r = stack(['up'], { ...s.env, FP_INFLUXD: '/nonexistent/influxd' });
     assert.notEqual(r.status, 0);
     assert.match(r.stderr, /influxd \(InfluxDB 1\.x\) not found\. Fix: run make deps/);
-    assert.equal(pidAlive(join(s.dir, 'run', 'postgres.pid')), false, 'PostgreSQL left running');
+    assert.equal(runningUnder(s.dir), false, 'a process of the failed stack-up is left running');
   } finally {
     stack(['down'], s.env);
     rmSync(s.dir, { recursive: true, force: true });
