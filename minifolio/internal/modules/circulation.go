@@ -2,7 +2,6 @@ package modules
 
 import (
 	"context"
-	"encoding/json"
 	"net/http"
 	"net/url"
 	"strings"
@@ -35,65 +34,29 @@ func (c *circulation) passThrough(storagePath string) http.HandlerFunc {
 			writeFailure(w, err)
 			return
 		}
-		w.Header().Set("Content-Type", contentType(body))
-		w.WriteHeader(status)
-		w.Write(body)
+		writeRaw(w, status, body)
 	}
-}
-
-func contentType(body []byte) string {
-	if len(body) > 0 && (body[0] == '{' || body[0] == '[') {
-		return "application/json"
-	}
-	return "text/plain"
 }
 
 // loans is GET /circulation/loans: storage loans with the item summary each
 // loan carries in mod-circulation's representation.
 func (c *circulation) loans(w http.ResponseWriter, r *http.Request) {
 	cl := callerOf(r, c.okapi.base)
-	path := "/loan-storage/loans"
-	if r.URL.RawQuery != "" {
-		path += "?" + r.URL.RawQuery
+	loans, total, ok := c.okapi.storagePage(w, r, cl, "/loan-storage/loans", "loans")
+	if !ok {
+		return
 	}
-	status, body, err := c.okapi.raw(r.Context(), cl, path)
-	if err != nil {
+	if err := c.addItems(r.Context(), cl, loans); err != nil {
 		writeFailure(w, err)
 		return
 	}
-	if status != http.StatusOK {
-		w.Header().Set("Content-Type", contentType(body))
-		w.WriteHeader(status)
-		w.Write(body)
-		return
-	}
-	var page struct {
-		Loans        []obj `json:"loans"`
-		TotalRecords int   `json:"totalRecords"`
-	}
-	if err := json.Unmarshal(body, &page); err != nil {
-		writeFailure(w, serverError("loan storage returned invalid JSON"))
-		return
-	}
-	if err := c.addItems(r.Context(), cl, page.Loans); err != nil {
-		writeFailure(w, err)
-		return
-	}
-	if page.Loans == nil {
-		page.Loans = []obj{}
-	}
-	writeJSON(w, http.StatusOK, obj{"loans": page.Loans, "totalRecords": page.TotalRecords})
+	writeJSON(w, http.StatusOK, obj{"loans": loans, "totalRecords": total})
 }
 
 func (c *circulation) loan(w http.ResponseWriter, r *http.Request) {
 	cl := callerOf(r, c.okapi.base)
-	var loan obj
-	if err := c.okapi.get(r.Context(), cl, "/loan-storage/loans/"+url.PathEscape(r.PathValue("id")), &loan); err != nil {
-		if ue, ok := err.(*upstreamError); ok {
-			writeText(w, ue.status, ue.body)
-			return
-		}
-		writeFailure(w, err)
+	loan, ok := c.okapi.storageRecord(w, r, cl, "/loan-storage/loans/"+url.PathEscape(r.PathValue("id")))
+	if !ok {
 		return
 	}
 	if err := c.addItems(r.Context(), cl, []obj{loan}); err != nil {

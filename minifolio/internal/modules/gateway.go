@@ -88,6 +88,69 @@ func (o *okapiClient) raw(ctx context.Context, c caller, path string) (int, []by
 	return o.send(ctx, c, http.MethodGet, path, nil)
 }
 
+// storagePage is a business module's collection GET backed by a storage
+// collection: the caller's query and paging go through unchanged, and a
+// non-200 answer (bad CQL, bad paging) is the client's answer as is, since the
+// storage module's error is the business module's too. ok is false when an
+// answer has already been written to w.
+func (o *okapiClient) storagePage(w http.ResponseWriter, r *http.Request, c caller, storagePath, key string) (records []obj, total int, ok bool) {
+	if r.URL.RawQuery != "" {
+		storagePath += "?" + r.URL.RawQuery
+	}
+	status, body, err := o.raw(r.Context(), c, storagePath)
+	if err != nil {
+		writeFailure(w, err)
+		return nil, 0, false
+	}
+	if status != http.StatusOK {
+		writeRaw(w, status, body)
+		return nil, 0, false
+	}
+	var page map[string]json.RawMessage
+	if err := json.Unmarshal(body, &page); err == nil {
+		err = json.Unmarshal(page[key], &records)
+		if err == nil {
+			err = json.Unmarshal(page["totalRecords"], &total)
+		}
+	}
+	if err != nil {
+		writeFailure(w, serverError(storagePath+" returned invalid JSON"))
+		return nil, 0, false
+	}
+	if records == nil {
+		records = []obj{}
+	}
+	return records, total, true
+}
+
+// storageRecord is a GET of one storage record; the storage module's error
+// (400 bad UUID, 404) is the client's answer as is. ok as for storagePage.
+func (o *okapiClient) storageRecord(w http.ResponseWriter, r *http.Request, c caller, path string) (rec obj, ok bool) {
+	if err := o.get(r.Context(), c, path, &rec); err != nil {
+		if ue, isUpstream := err.(*upstreamError); isUpstream {
+			writeText(w, ue.status, ue.body)
+		} else {
+			writeFailure(w, err)
+		}
+		return nil, false
+	}
+	return rec, true
+}
+
+// writeRaw passes a storage module's answer through unchanged.
+func writeRaw(w http.ResponseWriter, status int, body []byte) {
+	w.Header().Set("Content-Type", contentType(body))
+	w.WriteHeader(status)
+	w.Write(body)
+}
+
+func contentType(body []byte) string {
+	if len(body) > 0 && (body[0] == '{' || body[0] == '[') {
+		return "application/json"
+	}
+	return "text/plain"
+}
+
 func (o *okapiClient) send(ctx context.Context, c caller, method, path string, body any) (int, []byte, error) {
 	var rd io.Reader
 	if body != nil {
