@@ -104,9 +104,13 @@ func (c *circulation) doCheckIn(ctx context.Context, cl caller, req checkInReque
 	}
 	item["lastCheckIn"] = obj{"dateTime": folioTime(checkInDate), "servicePointId": req.ServicePointID, "staffMemberId": cl.userID}
 
-	var loan obj
+	var loan, wasOpen obj
 	if len(open) == 1 {
 		loan = open[0]
+		wasOpen = make(obj, len(loan)) // top-level copy: the fields below are replaced, not changed in place
+		for k, v := range loan {
+			wasOpen[k] = v
+		}
 		loan["status"] = obj{"name": "Closed"}
 		loan["action"] = "checkedin"
 		loan["returnDate"] = folioTime(checkInDate)
@@ -120,6 +124,11 @@ func (c *circulation) doCheckIn(ctx context.Context, cl caller, req checkInReque
 		}
 	}
 	if err := c.okapi.do(ctx, cl, http.MethodPut, "/item-storage/items/"+itemID, item, nil); err != nil {
+		// No half check-in (as check-out): without the item update the loan is
+		// reopened, or the item would stay "Checked out" with no open loan.
+		if wasOpen != nil {
+			_ = c.okapi.do(context.WithoutCancel(ctx), cl, http.MethodPut, "/loan-storage/loans/"+str(wasOpen, "id"), wasOpen, nil)
+		}
 		return nil, err
 	}
 
