@@ -50,9 +50,9 @@ func cmdSeed(args []string, out io.Writer) error {
 	}
 	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGINT, syscall.SIGTERM)
 	defer stop()
-	pool, err := storage.Open(ctx, dsn, 4) // parallel COPY and index builds
+	pool, err := openDB(ctx, dsn, 4) // parallel COPY and index builds
 	if err != nil {
-		return fail(err.Error(), "start the database (make stack-up) or correct --db / MINIFOLIO_DB")
+		return err
 	}
 	defer pool.Close()
 	res, err := seed.Run(ctx, pool, o)
@@ -98,9 +98,9 @@ func cmdReset(args []string, out io.Writer) error {
 		return err
 	}
 	ctx := context.Background()
-	pool, err := storage.Open(ctx, dsn, 2)
+	pool, err := openDB(ctx, dsn, 2)
 	if err != nil {
-		return fail(err.Error(), "start the database (make stack-up) or correct --db / MINIFOLIO_DB")
+		return err
 	}
 	defer pool.Close()
 	res, err := seed.Reset(ctx, pool, *tenant)
@@ -126,9 +126,9 @@ func cmdDrop(args []string, out io.Writer) error {
 		return err
 	}
 	ctx := context.Background()
-	pool, err := storage.Open(ctx, dsn, 1)
+	pool, err := openDB(ctx, dsn, 1)
 	if err != nil {
-		return fail(err.Error(), "start the database (make stack-up) or correct --db / MINIFOLIO_DB")
+		return err
 	}
 	defer pool.Close()
 	if err := storage.DropTenant(ctx, pool, *tenant); err != nil {

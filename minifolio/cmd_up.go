@@ -15,7 +15,6 @@ import (
 	"github.com/folio-perf/folio-perf/minifolio/internal/catalog"
 	"github.com/folio-perf/folio-perf/minifolio/internal/procs"
 	"github.com/folio-perf/folio-perf/minifolio/internal/profile"
-	"github.com/folio-perf/folio-perf/minifolio/internal/storage"
 )
 
 // proc is one process of a minifolio deployment.
@@ -116,9 +115,9 @@ func cmdUp(args []string, out io.Writer) error {
 		return fail(err.Error(), "pick a profile from "+profile.Dir())
 	}
 	ctx := context.Background()
-	pool, err := storage.Open(ctx, dsn, 1)
+	pool, err := openDB(ctx, dsn, 1)
 	if err != nil {
-		return fail(err.Error(), "start the database (make stack-up) or correct --db / MINIFOLIO_DB")
+		return err
 	}
 	pool.Close()
 	ps := deployment(*port)

@@ -14,12 +14,17 @@
 package main
 
 import (
+	"context"
 	"errors"
 	"flag"
 	"fmt"
 	"io"
 	"os"
 	"strings"
+
+	"github.com/jackc/pgx/v5/pgxpool"
+
+	"github.com/folio-perf/folio-perf/minifolio/internal/storage"
 )
 
 // userError is a mistake of the caller: printed as one line with its fix,
@@ -129,4 +134,14 @@ func dbURL(flagVal string) (string, error) {
 		return v, nil
 	}
 	return "", fail("no database URL", "pass --db or set MINIFOLIO_DB=postgres://folio:<password>@127.0.0.1:55432/folio?sslmode=disable")
+}
+
+// openDB connects the CLI commands to the database, with the one-line cause
+// and fix every command gives when PostgreSQL cannot be reached.
+func openDB(ctx context.Context, dsn string, conns int) (*pgxpool.Pool, error) {
+	pool, err := storage.Open(ctx, dsn, conns)
+	if err != nil {
+		return nil, fail(err.Error(), "start the database (make stack-up) or correct --db / MINIFOLIO_DB")
+	}
+	return pool, nil
 }
