@@ -41,9 +41,11 @@ export function parseJson(text) {
 }
 
 // One short reason per failed rule, used both as the k6 check name (low cardinality: no values)
-// and in the first-failures log.
+// and in the first-failures log. A plain loop: this runs for every request of every VU, and
+// filter/map closures were a measurable part of k6's CPU (make bench-k6).
 function verdict(rules, value, detail) {
-  const failed = rules.filter(([, ok]) => !ok).map(([n]) => n);
+  const failed = [];
+  for (let i = 0; i < rules.length; i++) if (!rules[i][1]) failed.push(rules[i][0]);
   return { ok: failed.length === 0, rules, failed, value, detail };
 }
 
