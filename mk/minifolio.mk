@@ -22,7 +22,9 @@ bench-minifolio-seed: $(CURDIR)/bin/minifolio ## seed 1M items + 100k users into
 	@test -n "$$FP_PG_DSN" || { echo "bench-minifolio-seed: FP_PG_DSN is not set. Fix: make stack-up, then export FP_PG_DSN=postgres://folio:folio@127.0.0.1:55432/folio?sslmode=disable"; exit 1; }
 	@MINIFOLIO_DB="$$FP_PG_DSN" $(CURDIR)/bin/minifolio seed --tenant bench_seed --force \
 		--items $(BENCH_SEED_ITEMS) --users $(BENCH_SEED_USERS) --loans 5000
-	@psql "$(FP_PG_DSN)" -qAtc "SELECT 'bench_seed uses ' || pg_size_pretty(sum(pg_total_relation_size(c.oid))) FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace WHERE n.nspname LIKE 'bench_seed_%'"
+	@# psql gets the connection as PG* variables, so the password never shows in ps.
+	@eval "$$(python3 -c 'import os, shlex, urllib.parse as u; d = u.urlparse(os.environ["FP_PG_DSN"]); print(" ".join("export %s=%s" % (k, shlex.quote(v)) for k, v in {"PGHOST": d.hostname or "", "PGPORT": str(d.port or 5432), "PGUSER": u.unquote(d.username or ""), "PGPASSWORD": u.unquote(d.password or ""), "PGDATABASE": d.path.lstrip("/")}.items()))')"; \
+	psql -qAtc "SELECT 'bench_seed uses ' || pg_size_pretty(sum(pg_total_relation_size(c.oid))) FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace WHERE n.nspname LIKE 'bench_seed_%'"
 	@MINIFOLIO_DB="$$FP_PG_DSN" $(CURDIR)/bin/minifolio drop --tenant bench_seed
 
 # CICO capacity (issue 3 "Performance"): profile fast, BENCH_VUS VUs without

@@ -36,11 +36,24 @@ echo "==> bench-k6: $VUS VUs, no think time, $DURATION, minifolio fast, testid $
   bin/k6 run --quiet --address= -o "influxdb=http://127.0.0.1:$FP_INFLUX_PORT/k6" scripts/check-in-check-out.js \
   >"results/$testid/k6.log" 2>&1 || true
 
+# k6's floor on this machine: the same VUs, each sending the cheapest request there is (the
+# gateway's health answer) with no check, no custom metric and no output. Whatever a CICO script
+# does per request comes on top of this.
+FLOOR_SECONDS=${BENCH_FLOOR_SECONDS:-20}
+echo "==> bench-k6 floor: $VUS VUs, ${FLOOR_SECONDS}s of GET /admin/health (minifolio/bench-floor.js)"
+/usr/bin/time -f '%U %S %M' -o "results/$testid/floor-time.txt" env K6_NO_USAGE_REPORT=true K6_AUTO_EXTENSION_RESOLUTION=false \
+  FOLIO_URL="http://127.0.0.1:$FP_MINIFOLIO_PORT" FOLIO_TENANT="$tenant" FOLIO_TOKEN= FLOOR_PATH=/admin/health \
+  FLOOR_VUS="$VUS" FLOOR_DURATION="${FLOOR_SECONDS}s" FLOOR_OUT="results/$testid/floor.json" \
+  bin/k6 run --quiet --address= minifolio/bench-floor.js >"results/$testid/floor.log" 2>&1 ||
+  { echo "bench-k6: the floor run failed. Fix: read results/$testid/floor.log" >&2; exit 1; }
+
 # GNU time puts "Command exited with non-zero status N" first when k6 fails a threshold.
 read -r user sys maxkb < <(tail -n1 "results/$testid/time.txt")
-node --input-type=module - "results/$testid/summary.json" "$user" "$sys" "$maxkb" "$VUS" <<'JS'
+read -r fuser fsys fmaxkb < <(tail -n1 "results/$testid/floor-time.txt")
+node --input-type=module - "results/$testid/summary.json" "$user" "$sys" "$maxkb" "$VUS" \
+  "results/$testid/floor.json" "$fuser" "$fsys" "$fmaxkb" <<'JS'
 import { readFileSync } from 'node:fs';
-const [file, user, sys, maxkb, vus] = process.argv.slice(2);
+const [file, user, sys, maxkb, vus, floorFile, fuser, fsys, fmaxkb] = process.argv.slice(2);
 const s = JSON.parse(readFileSync(file, 'utf8'));
 const m = s.k6.metrics;
 const tx = ['check-in', 'check-out'].map((t) => m[`transaction_duration{transaction:${t}}`]?.values.count ?? 0).reduce((a, b) => a + b, 0);
@@ -52,4 +65,13 @@ const rssPerVuMB = Number(maxkb) / 1024 / Number(vus);
 console.log(`transactions: ${tx} in ${seconds.toFixed(0)} s (${txPerS.toFixed(1)}/s, limited by the target)`);
 console.log(`k6 CPU: ${cpu.toFixed(1)} s = ${(cpu / tx * 1000).toFixed(2)} CPU s per 1,000 transactions = ${corePctPer100.toFixed(2)} % of one core per 100 transactions/s (target <= 5 %)`);
 console.log(`k6 peak RSS: ${(Number(maxkb) / 1024).toFixed(0)} MB = ${rssPerVuMB.toFixed(2)} MB per VU at ${vus} VUs (target <= 1 MB)`);
+// The transactions' own requests: the per-API sub-metrics (setup and teardown are not among them).
+const reqs = Object.entries(m).filter(([k]) => k.startsWith('http_req_duration{name:') && !k.includes(',vus:')).reduce((a, [, v]) => a + v.values.count, 0);
+const perTx = reqs / tx;
+const floorReqs = JSON.parse(readFileSync(floorFile, 'utf8')).requests;
+const floorUs = ((Number(fuser) + Number(fsys)) / floorReqs) * 1e6;
+// % of one core per 100 tx/s = CPU seconds per transaction x 100 (100 tx/s) / 1 core x 100 %.
+const floorPct = (floorUs * perTx) / 1e6 * 100 * 100;
+console.log(`k6 floor (bare GET, no check, no output): ${floorUs.toFixed(0)} us CPU per request, ${(Number(fmaxkb) / 1024 / Number(vus)).toFixed(2)} MB RSS per VU`);
+console.log(`  at ${perTx.toFixed(1)} requests per transaction that floor alone is ${floorPct.toFixed(1)} % of one core per 100 transactions/s; these scripts cost ${(((cpu / tx) * 1e6) / perTx).toFixed(0)} us per request`);
 JS
