@@ -20,6 +20,7 @@ export const ENV_OVERRIDES = {
   FOLIO_DB_USER: 'db.user',
   FOLIO_DB_SSLMODE: 'db.sslmode',
   DATA: 'data',
+  CHECKIN_POOL: 'checkinPool',
   RELEASE: 'release',
 };
 
@@ -129,6 +130,14 @@ export function resolveConfig(doc, env, where, opts = {}) {
   else if (typeof data === 'string' && data.startsWith('csv:') && data.length > 4) dataSource = { kind: 'csv', dir: data.slice(4).replace(/\/+$/, '') };
   else fail(src('DATA', 'data'), `"${data}" is not a data source`, 'use DATA=db (FOLIO database via k6/x/sql) or DATA=csv:<dir> (available.csv, checked_out.csv, user_barcodes.csv)');
 
+  // Which open loans DATA=db may check in: "own" (default) only those the operator account
+  // created, so a run against a shared FOLIO never returns real patrons' items; "any" is PTF's
+  // behaviour (every open loan), for a performance environment whose loans are all test data.
+  const checkinPool = merged.checkinPool === undefined ? 'own' : String(merged.checkinPool);
+  if (checkinPool !== 'own' && checkinPool !== 'any') {
+    fail(src('CHECKIN_POOL', 'checkinPool'), `"${checkinPool}" is not a check-in pool`, 'use CHECKIN_POOL=own (loans the operator created) or CHECKIN_POOL=any (every open loan, as PTF)');
+  }
+
   let db = null;
   if ((dataSource.kind === 'db' && !opts.noData) || opts.needDb) {
     const host = merged.db.host;
@@ -156,6 +165,7 @@ export function resolveConfig(doc, env, where, opts = {}) {
     folio: { url: folioUrl, tenant, user, password },
     db,
     data: dataSource,
+    checkinPool,
     release,
   };
 }
@@ -170,5 +180,5 @@ export function dbDsn(db) {
 export function describeConfig(cfg) {
   const db = cfg.db ? `${cfg.db.user}@${cfg.db.host}:${cfg.db.port}/${cfg.db.name}` : 'none';
   const data = cfg.data.kind === 'csv' ? `csv:${cfg.data.dir}` : cfg.data.kind;
-  return `target=${cfg.target} url=${cfg.folio.url} tenant=${cfg.folio.tenant} user=${cfg.folio.user} db=${db} data=${data} release=${cfg.release}`;
+  return `target=${cfg.target} url=${cfg.folio.url} tenant=${cfg.folio.tenant} user=${cfg.folio.user} db=${db} data=${data} checkin-pool=${cfg.checkinPool} release=${cfg.release}`;
 }

@@ -73,9 +73,14 @@ export function poolQueries(tenant) {
         AND ($2::text IS NULL OR i.jsonb->>'effectiveLocationId' IN
              (SELECT id::text FROM ${inv}.location WHERE jsonb->>'primaryServicePoint' = $2::text))
       ORDER BY i.jsonb->>'barcode' LIMIT $1`,
-    // Items with exactly the one open loan FOLIO allows, e.g. PTF's seeded loans.
+    // Items with exactly the one open loan FOLIO allows, e.g. PTF's seeded loans. With $2
+    // (CHECKIN_POOL=own: the operator's username) only loans that account created (RMB's
+    // metadata.createdByUserId), so real patrons' loans stay out of reach; with $2 NULL
+    // (CHECKIN_POOL=any) every open loan, as PTF's checked_out.csv.
     checkedOutItems: `SELECT i.jsonb->>'barcode' AS barcode FROM ${circ}.loan l JOIN ${inv}.item i ON i.id::text = l.jsonb->>'itemId'
       WHERE lower(l.jsonb->'status'->>'name') = 'open' AND coalesce(i.jsonb->>'barcode', '') <> ''
+        AND ($2::text IS NULL OR l.jsonb->'metadata'->>'createdByUserId' IN
+             (SELECT id::text FROM ${users}.users WHERE jsonb->>'username' = $2::text))
       ORDER BY i.jsonb->>'barcode' LIMIT $1`,
     // Active patrons with a barcode and no manual block (automated blocks are computed, not
     // stored), other than the operator ($2) the script logs in as.

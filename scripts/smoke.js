@@ -46,7 +46,7 @@ export const options = {
 };
 
 export default function () {
-  console.log(`folio-perf smoke: ${describeConfig(cfg).replace(/ db=\S+ data=\S+/, '')}`);
+  console.log(`folio-perf smoke: ${describeConfig(cfg).replace(/ db=\S+ data=\S+ checkin-pool=\S+/, '')}`);
   const session = new Session(cfg);
   const cause = session.login();
   if (cause) {

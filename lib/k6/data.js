@@ -41,7 +41,7 @@ export function poolsFromDb(cfg, limit, servicePointOverride) {
         }
       }
       const available = column(db.query(q.availableItems, limit, sp), 'barcode');
-      const checkedOut = column(db.query(q.checkedOutItems, limit), 'barcode');
+      const checkedOut = column(db.query(q.checkedOutItems, limit, cfg.checkinPool === 'any' ? null : cfg.folio.user), 'barcode');
       const users = column(db.query(q.activeUsers, limit, cfg.folio.user), 'barcode');
       return { pools: { available, checkedOut, users }, servicePointId: sp };
     } catch (e) {

@@ -9,6 +9,7 @@ import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { repo, env, bin, influxQuery, waitFor, run } from './helpers.mjs';
+import { poolQueries } from '../../lib/data.js';
 
 const tenant = 'fs09000000';
 const loanTable = `${tenant}_mod_circulation_storage.loan`;
@@ -224,4 +225,30 @@ test('a run interrupted with SIGINT leaves no item checked out', async () => {
   assert.equal(openLoans(), 0, 'k6 teardown checked in what the interrupted run checked out');
   const checkedOut = Number(sql(`select count(*) from ${itemTable} where jsonb->'status'->>'name' = 'Checked out'`));
   assert.equal(checkedOut, 0, 'no item left Checked out');
+});
+
+test('the DB check-in pool holds only the operator\'s loans unless CHECKIN_POOL=any', () => {
+  assert.equal(run(bin('minifolio'), ['reset'], { env: { MINIFOLIO_DB: minifolioDB() } }).status, 0);
+  const users = `${tenant}_mod_users.users`;
+  const admin = sql(`select id from ${users} where jsonb->>'username' = 'folio_admin'`);
+  const patron = sql(`select id from ${users} where jsonb->>'username' <> 'folio_admin' and jsonb->>'active' = 'true' order by id limit 1`);
+  const items = sql(`select id || ' ' || (jsonb->>'barcode') from ${itemTable} where jsonb->'status'->>'name' = 'Available' order by jsonb->>'barcode' limit 2`)
+    .split('\n')
+    .map((l) => l.split(' '));
+  assert.equal(items.length, 2);
+  // One open loan made by the operator (as every check-out of a run), one by another staff member.
+  const loan = (itemId, by) =>
+    `('${crypto.randomUUID()}', jsonb_build_object('itemId', '${itemId}', 'userId', '${patron}', 'status', jsonb_build_object('name', 'Open'),` +
+    ` 'action', 'checkedout', 'loanDate', '2026-11-22T10:00:00.000Z', 'metadata', jsonb_build_object('createdByUserId', '${by}')))`;
+  sql(`insert into ${loanTable} (id, jsonb) values ${loan(items[0][0], admin)}, ${loan(items[1][0], patron)}`);
+  try {
+    const pool = (creator) =>
+      sql(`prepare pool(int, text) as ${poolQueries(tenant).checkedOutItems}; execute pool(100, ${creator === null ? 'null' : `'${creator}'`})`)
+        .split('\n')
+        .filter(Boolean);
+    assert.deepEqual(pool('folio_admin'), [items[0][1]], 'CHECKIN_POOL=own: the operator\'s loan only');
+    assert.deepEqual(pool(null).sort(), [items[0][1], items[1][1]].sort(), 'CHECKIN_POOL=any: every open loan');
+  } finally {
+    sql(`delete from ${loanTable}`);
+  }
 });

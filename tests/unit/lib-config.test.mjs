@@ -53,6 +53,7 @@ test('messages name the bad field, where it came from, and the fix', () => {
   assert.match(message(() => resolveConfig(local, { ...secrets, FOLIO_DB_PORT: '70000' }, where)), /FOLIO_DB_PORT "70000" is not a TCP port/);
   assert.match(message(() => resolveConfig(local, { ...secrets, DATA: 'ldap' }, where)), /DATA "ldap" is not a data source; fix: use DATA=db .* DATA=csv:<dir>/);
   assert.match(message(() => resolveConfig(local, { ...secrets, FOLIO_DB_SSLMODE: 'maybe' }, where)), /sslmode/);
+  assert.match(message(() => resolveConfig(local, { ...secrets, CHECKIN_POOL: 'all' }, where)), /^config: CHECKIN_POOL "all" is not a check-in pool; fix: use CHECKIN_POOL=own .* CHECKIN_POOL=any/);
   assert.match(message(() => parseEnvFile('{ "folio": ', 'env/x.json')), /^config: env\/x\.json is not valid JSON/);
 });
 
@@ -82,4 +83,11 @@ test('a script without test data (smoke) needs neither DATA nor database setting
   assert.equal(cfg.db, null);
   assert.deepEqual(cfg.data, { kind: 'none' });
   assert.match(describeConfig(cfg), /data=none/);
+});
+
+test('the check-in pool defaults to the operator\'s own loans; CHECKIN_POOL=any is PTF\'s every open loan', () => {
+  assert.equal(resolveConfig(local, secrets, where).checkinPool, 'own');
+  assert.equal(resolveConfig(local, { ...secrets, CHECKIN_POOL: 'any' }, where).checkinPool, 'any');
+  assert.equal(resolveConfig({ ...local, checkinPool: 'any' }, secrets, where).checkinPool, 'any');
+  assert.match(describeConfig(resolveConfig(local, secrets, where)), / checkin-pool=own /);
 });

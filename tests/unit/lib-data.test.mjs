@@ -43,6 +43,9 @@ test('SQL: FOLIO schema names from the tenant, values only as parameters', () =>
   assert.match(q.activeUsers, /fs09000000_mod_users\.users/);
   assert.match(q.activeUsers, /fs09000000_mod_feesfines\.manualblocks/);
   assert.match(q.checkedOutItems, /lower\(l\.jsonb->'status'->>'name'\) = 'open'/);
+  // CHECKIN_POOL=own narrows to the operator's loans by RMB's metadata, the username bound as $2.
+  assert.match(q.checkedOutItems, /\$2::text IS NULL OR l\.jsonb->'metadata'->>'createdByUserId' IN/);
+  assert.match(q.checkedOutItems, /FROM fs09000000_mod_users\.users WHERE jsonb->>'username' = \$2::text/);
   assert.throws(() => poolQueries('x; drop table'), /invalid tenant/);
 });
 

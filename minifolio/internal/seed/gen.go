@@ -21,7 +21,8 @@ var (
 	checkedOutT  = storage.MustLookup("mod_patron_blocks", "item_checked_out_event")
 	checkedInT   = storage.MustLookup("mod_patron_blocks", "item_checked_in_event")
 	seedEpoch    = time.Date(2026, 1, 5, 9, 0, 0, 0, time.UTC) // fixed, so documents are reproducible
-	metadataJSON = `{"createdDate":"2026-01-05T09:00:00.000+00:00","updatedDate":"2026-01-05T09:00:00.000+00:00"}`
+	seedDate     = "2026-01-05T09:00:00.000+00:00"
+	metadataJSON = `{"createdDate":"` + seedDate + `","updatedDate":"` + seedDate + `"}`
 )
 
 // FOLIO's patron block condition ids (mod-patron-blocks reference data).
@@ -43,6 +44,7 @@ type gen struct {
 	groups                                [4]string // staff, undergrad, graduate, faculty
 	loanPolicy, reqPolicy, noticePolicy   string
 	overduePolicy, lostPolicy, contribTyp string
+	admin                                 string // the operator's user id
 }
 
 func newGen(o Options) *gen {
@@ -56,6 +58,7 @@ func newGen(o Options) *gen {
 		g.eventUsers = 0
 	}
 	g.sp = [2]string{PTFServicePointID, id("servicepoint", 1)}
+	g.admin = id("user-admin", 0)
 	g.loc = [2]string{id("location", 0), id("location", 1)}
 	g.mtype, g.ltype, g.itype = id("materialtype", 0), id("loantype", 0), id("instancetype", 0)
 	g.inst, g.camp, g.lib = id("institution", 0), id("campus", 0), id("library", 0)
@@ -205,7 +208,7 @@ func (g *gen) reference(ctx context.Context, tx pgx.Tx) error {
 // specialUsers: the operator (with credentials), inactive and manually
 // blocked patrons, and items whose status forbids check-out.
 func (g *gen) specialUsers(ctx context.Context, tx pgx.Tx, put func(string, string, string, obj) error) error {
-	admin := IDString(g.t, "user-admin", 0)
+	admin := g.admin
 	if err := put("mod_users", "users", admin, obj{"username": g.o.AdminUser, "barcode": g.o.AdminUser, "active": true,
 		"type": "staff", "patronGroup": g.groups[0], "personal": obj{"lastName": "Admin", "firstName": "minifolio"}}); err != nil {
 		return err
@@ -375,10 +378,13 @@ func (g *gen) loanRow(i int) ([16]byte, []byte) {
 	b := fmt.Appendf(nil, `{"id":%q,"userId":%q,"itemId":%q,"status":{"name":"Open"},"action":"checkedout",`+
 		`"loanDate":%q,"dueDate":%q,"checkoutServicePointId":%q,"loanPolicyId":%q,"overdueFinePolicyId":%q,`+
 		`"lostItemPolicyId":%q,"itemStatus":"Checked out","itemEffectiveLocationIdAtCheckOut":%q,`+
-		`"patronGroupIdAtCheckout":%q,"renewalCount":0,"metadata":%s}`,
+		`"patronGroupIdAtCheckout":%q,"renewalCount":0,`+
+		// Checked out by the operator, as PTF's data preparation did with its
+		// own account: the k6 check-in pool (CHECKIN_POOL=own) takes only those.
+		`"metadata":{"createdDate":%q,"updatedDate":%q,"createdByUserId":%q,"updatedByUserId":%q}}`,
 		fmtUUID(id), IDString(t, "user", u), IDString(t, "item", i), loanDate.Format("2006-01-02T15:04:05.000+00:00"),
 		loanDate.AddDate(0, 0, 21).Format("2006-01-02T15:04:05.000+00:00"), g.sp[0], g.loanPolicy, g.overduePolicy,
-		g.lostPolicy, g.loc[i%2], g.groups[1+u%3], metadataJSON)
+		g.lostPolicy, g.loc[i%2], g.groups[1+u%3], seedDate, seedDate, g.admin, g.admin)
 	return id, b
 }
 
