@@ -1,6 +1,6 @@
 // Test data pools: which items a VU may check out or check in, which patrons it serves.
 // Pure: the SQL text, CSV parsing, partitioning and the per-VU pool live here; lib/k6/data.js runs
-// the SQL through k6/x/sql in setup() or loads the CSVs into a SharedArray.
+// the SQL through k6/x/sql or loads the CSVs, into SharedArrays either way.
 //
 // VUs never share an item: each VU gets a disjoint slice of the available and checked-out pools,
 // and an item it checks out moves to its own check-in pool (and back on check-in). So on a healthy

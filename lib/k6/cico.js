@@ -1,6 +1,7 @@
-// The check-in/check-out workflow's k6 lifecycle: setup (login, test data), one iteration per
-// transaction, teardown (check in what the run left checked out) and handleSummary (report
-// tables, results/<testid>/summary.json). Created in init context by the entry script.
+// The check-in/check-out workflow's k6 lifecycle: test data (init, once), setup (login, checks
+// the data), one iteration per transaction, teardown (check in what the run left checked out)
+// and handleSummary (report tables, results/<testid>/summary.json). Created in init context by
+// the entry script.
 
 import http from 'k6/http';
 import exec from 'k6/execution';
@@ -8,7 +9,7 @@ import { sleep } from 'k6';
 import { Trend, Rate } from 'k6/metrics';
 import { Session } from './auth.js';
 import { makeClient, failureLog } from './folio.js';
-import { poolsFromDb, poolsFromCsv, runLoansFromDb } from './data.js';
+import { sharedPoolsFromDb, poolsFromCsv, runLoansFromDb } from './data.js';
 import { checkOut, checkIn, selectTransaction, CHECK_OUT, CHECK_IN } from '../transactions.js';
 import { vuPool, checkPools, partition } from '../data.js';
 import * as api from '../folio.js';
@@ -20,8 +21,10 @@ const TEARDOWN_PREFIX = 'teardown ';
 export function cicoWorkflow(run, read) {
   const { cfg } = run;
   const env = __ENV;
-  // Init context: the SharedArrays are built once and shared by all VUs.
+  // Init context: the test-data SharedArrays are built once and shared by all VUs (never
+  // returned from setup(), which k6 would copy into every VU).
   const csv = cfg.data.kind === 'csv' ? poolsFromCsv(read, cfg.data.dir) : null;
+  const db = cfg.data.kind === 'db' ? sharedPoolsFromDb(cfg, run.slots * run.perVu, env.SERVICE_POINT_ID || null) : null;
   const transactionDuration = new Trend('transaction_duration', true);
   const transactionFailed = new Rate('transaction_failed');
 
@@ -35,18 +38,12 @@ export function cicoWorkflow(run, read) {
     const cause = session.login();
     if (cause) return abort(cause);
 
-    let pools = null;
     let servicePointId = env.SERVICE_POINT_ID || null;
     let counts;
-    if (cfg.data.kind === 'db') {
-      try {
-        const r = poolsFromDb(cfg, run.slots * run.perVu, servicePointId);
-        pools = r.pools;
-        servicePointId = r.servicePointId;
-      } catch (e) {
-        return abort(e && e.message ? e.message : String(e));
-      }
-      counts = pools;
+    if (db) {
+      if (db.error) return abort(db.error);
+      servicePointId = db.servicePointId;
+      counts = db;
     } else {
       counts = csv;
       servicePointId = servicePointId || csv.servicePoint;
@@ -74,7 +71,6 @@ export function cicoWorkflow(run, read) {
       startedAt: new Date().toISOString(),
       servicePointId,
       slots: run.slots,
-      pools,
     };
   }
 
@@ -82,7 +78,7 @@ export function cicoWorkflow(run, read) {
 
   function initVu(data) {
     const idx = (exec.vu.idInTest - 1) % data.slots;
-    const source = data.pools || csv;
+    const source = db || csv;
     const cap = (a) => (a.length > run.perVu ? a.slice(0, run.perVu) : a);
     const share = {
       available: cap(partition(source.available, data.slots, idx)),

@@ -1,6 +1,8 @@
-// k6 side of test data: pools from the FOLIO database through k6/x/sql (setup()), or from PTF's
-// CSV files through a SharedArray (loaded once, shared read-only by all VUs). The SQL, parsing
-// and partitioning are in lib/data.js.
+// k6 side of test data: pools from the FOLIO database through k6/x/sql, or from PTF's CSV files.
+// Either way they live in SharedArrays: loaded once, in the first init context, and shared
+// read-only by all VUs. (Data returned by setup() is copied into every VU instead: at 200 VUs
+// that copy was three quarters of k6's memory, make bench-k6.) The SQL, parsing and partitioning
+// are in lib/data.js.
 
 import sql from 'k6/x/sql';
 import driver from 'k6/x/sql/driver/postgres';
@@ -76,6 +78,33 @@ export function runLoansFromDb(cfg, servicePointId, sinceIso) {
   } finally {
     db.close();
   }
+}
+
+/**
+ * The database pools as SharedArrays, for init context. k6 runs a SharedArray's callback once per
+ * test (in the init that reads the options) and hands every later VU the stored result, so the
+ * queries run once. A failure does not throw here: it is kept in `error`, and setup() reports it
+ * after the login, so a run with a wrong password still says so first.
+ * Returns { available, checkedOut, users, servicePointId, error }.
+ */
+export function sharedPoolsFromDb(cfg, limit, servicePointOverride) {
+  let loaded = null; // filled by the first callback; the others run right after it, in the same init
+  const load = () => {
+    if (loaded === null) {
+      try {
+        loaded = poolsFromDb(cfg, limit, servicePointOverride);
+      } catch (e) {
+        loaded = { error: e && e.message ? e.message : String(e) };
+      }
+    }
+    return loaded;
+  };
+  const meta = new SharedArray('db:meta', () => {
+    const r = load();
+    return [{ servicePointId: r.servicePointId || null, error: r.error || null }];
+  })[0];
+  const pool = (key) => new SharedArray(`db:${key}`, () => (load().pools || {})[key] || []);
+  return { available: pool('available'), checkedOut: pool('checkedOut'), users: pool('users'), servicePointId: meta.servicePointId, error: meta.error };
 }
 
 function firstLine(s) {

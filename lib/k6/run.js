@@ -121,7 +121,7 @@ function parseFlag(v, name) {
 }
 
 // Items per VU and pool: enough for a VU never to run dry (items cycle back on check-in) while
-// keeping setup data small, because k6 copies it into every VU.
+// keeping the test-data query small.
 function parsePerVu(v) {
   if (v === undefined || v === '') return 50;
   const n = Number(v);

@@ -12,8 +12,6 @@ import (
 	"log/slog"
 	"net"
 	"net/http"
-	"os"
-	"runtime/debug"
 	"strings"
 	"sync"
 	"time"
@@ -35,11 +33,6 @@ type Config struct {
 
 // Serve runs one module until ctx is cancelled.
 func Serve(ctx context.Context, cfg Config) error {
-	if os.Getenv("GOGC") == "" {
-		// A module's live heap is a few MB of buffers; collecting less often
-		// buys CPU, the resource a 2-core load test runs out of first.
-		debug.SetGCPercent(400)
-	}
 	prof, err := profile.Load(profile.Dir(), cfg.Profile)
 	if err != nil {
 		return err

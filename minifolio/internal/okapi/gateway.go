@@ -94,7 +94,8 @@ func New(cfg Config) *Gateway {
 		target, _ := url.Parse(cfg.ModuleURL(m))
 		name := m.Name
 		g.proxies[name] = &httputil.ReverseProxy{
-			Transport: tr,
+			Transport:  tr,
+			BufferPool: copyBuffers,
 			Rewrite: func(pr *httputil.ProxyRequest) {
 				pr.SetURL(target)
 				pr.Out.Host = target.Host
@@ -110,6 +111,22 @@ func New(cfg Config) *Gateway {
 	}
 	return g
 }
+
+// copyBuffers: without a pool, ReverseProxy allocates (and the runtime
+// zeroes) a 32 KB buffer for every response it copies, a tenth of the
+// gateway's CPU under a CICO load.
+var copyBuffers = &bufferPool{}
+
+type bufferPool struct{ p sync.Pool }
+
+func (b *bufferPool) Get() []byte {
+	if v, ok := b.p.Get().(*[]byte); ok {
+		return *v
+	}
+	return make([]byte, 32<<10)
+}
+
+func (b *bufferPool) Put(buf []byte) { b.p.Put(&buf) }
 
 // textError is Okapi's/mod-authtoken's text/plain error body.
 func textError(w http.ResponseWriter, status int, msg string) { storage.TextError(w, status, msg) }
