@@ -2,10 +2,17 @@
 // request descriptions plus the business rule each response must satisfy. Pure: lib/k6/folio.js
 // sends them. Every request carries a low-cardinality `name` (method + templated path, never an id
 // or a query value), because InfluxDB 1.x rejects a tag past 100,000 values.
+//
+// Everything here runs for every request of every VU, so it is written for k6's JavaScript VM,
+// where each object, closure and for-in costs about a microsecond: API descriptions and check
+// names are built once, at module load, and the per-request work is string concatenation and a
+// few lookups in the response (make bench-k6 measures what the scripts cost).
 
 // CQL string literal: quote and escape what CQL treats specially (RMB README "CQL: Relations").
+const CQL_SPECIAL = /[\\"*?^]/;
 export function cqlQuote(value) {
-  return '"' + String(value).replace(/[\\"*?^]/g, (c) => '\\' + c) + '"';
+  const s = String(value);
+  return '"' + (CQL_SPECIAL.test(s) ? s.replace(/[\\"*?^]/g, (c) => '\\' + c) : s) + '"';
 }
 
 // UUID-looking values are sent unquoted as PTF/the UI do; anything else is quoted so a hostile
@@ -15,25 +22,34 @@ export function cqlId(value) {
   return UUID.test(String(value)) ? String(value) : cqlQuote(value);
 }
 
-// Runs for every request of every VU, so it is written for k6's JavaScript VM: a plain loop and
-// concatenation (Object.entries with destructuring took ~9 us, this ~2 us), and only the values
-// are encoded: the keys are this file's literal parameter names, numbers need no encoding.
-export function queryString(params) {
+// The query string of flat [key, value, key, value, ...] pairs (not an object: for-in costs k6's VM
+// ~3 us a request, Object.entries ~9 us). Only values are encoded: keys are this file's literal
+// parameter names, numbers need no encoding; undefined and null values are left out.
+export function queryString(pairs) {
   let s = '';
-  for (const k in params) {
-    const v = params[k];
+  for (let i = 0; i < pairs.length; i += 2) {
+    const v = pairs[i + 1];
     if (v === undefined || v === null) continue;
-    s += (s === '' ? '?' : '&') + k + '=' + (typeof v === 'number' ? v : encodeURIComponent(String(v)));
+    s += (s === '' ? '?' : '&') + pairs[i] + '=' + (typeof v === 'number' ? v : encodeURIComponent(String(v)));
   }
   return s;
 }
 
-function fillTemplate(template, pathParams) {
-  if (template.indexOf('{') < 0) return template;
-  return template.replace(/\{(\w+)\}/g, (_, k) => {
-    if (pathParams === undefined || pathParams[k] === undefined) throw new Error(`missing path parameter ${k} for ${template}`);
-    return encodeURIComponent(String(pathParams[k]));
-  });
+// A path template split once into literal parts and {parameter} names, so filling it per request is
+// concatenation: '/a/{id}/b' -> ['/a/', 'id', '/b'] (odd indexes are parameter names).
+function compileTemplate(template) {
+  return template.split(/\{(\w+)\}/);
+}
+
+function fillTemplate(parts, pathParams, template) {
+  if (parts.length === 1) return parts[0];
+  let s = parts[0];
+  for (let i = 1; i < parts.length; i += 2) {
+    const v = pathParams === undefined ? undefined : pathParams[parts[i]];
+    if (v === undefined) throw new Error(`missing path parameter ${parts[i]} for ${template}`);
+    s += encodeURIComponent(String(v)) + parts[i + 1];
+  }
+  return s;
 }
 
 export function parseJson(text) {
@@ -45,13 +61,42 @@ export function parseJson(text) {
   }
 }
 
-// One short reason per failed rule, used both as the k6 check name (low cardinality: no values)
-// and in the first-failures log. A plain loop: this runs for every request of every VU, and
-// filter/map closures were a measurable part of k6's CPU (make bench-k6).
-function verdict(rules, value, detail) {
-  const failed = [];
-  for (let i = 0; i < rules.length; i++) if (!rules[i][1]) failed.push(rules[i][0]);
-  return { ok: failed.length === 0, rules, failed, value, detail };
+// ---- responses ---------------------------------------------------------------------------------
+// A rule reads the response through a document: get(path) is the value at a dot-separated path
+// ('totalRecords', 'users.0.id', 'item.status.name'; '<array>.#' is the array's length) or
+// undefined (also when the body is not JSON), and text is the raw body. In k6, get is
+// res.json(path), answered by gjson in Go without building a JavaScript object per response
+// (JSON.parse and the garbage it left were the largest part of the scripts' own CPU);
+// jsonDocument is the same contract in plain JavaScript, for node --test and bodies given as text.
+
+export function jsonDocument(text) {
+  let root; // undefined until parsed; null when the body is not JSON
+  return {
+    text: typeof text === 'string' ? text : '',
+    get(path) {
+      if (root === undefined) root = parseJson(text);
+      let v = root;
+      if (v === null) return undefined;
+      const segs = path.split('.');
+      for (let i = 0; i < segs.length; i++) {
+        if (v === null || typeof v !== 'object') return undefined;
+        const seg = segs[i];
+        if (Array.isArray(v)) {
+          if (seg === '#') v = v.length;
+          else if (/^\d+$/.test(seg)) v = v[Number(seg)];
+          else return undefined;
+        } else {
+          if (!Object.prototype.hasOwnProperty.call(v, seg)) return undefined;
+          v = v[seg];
+        }
+      }
+      return v;
+    },
+  };
+}
+
+function asDocument(body) {
+  return body !== null && typeof body === 'object' && typeof body.get === 'function' ? body : jsonDocument(body);
 }
 
 // The first error message of a FOLIO 422 body, or a snippet of a text body, for the log only.
@@ -62,199 +107,191 @@ export function errorDetail(status, bodyText) {
   return `${status}${t ? ' ' + t : ''}`;
 }
 
-function collection(arrayKey) {
-  return (status, text) => {
-    const body = parseJson(text);
-    return verdict(
-      [
-        ['status is 200', status === 200],
-        ['has totalRecords', !!body && Number.isInteger(body.totalRecords)],
-        [`has ${arrayKey}[]`, !!body && Array.isArray(body[arrayKey])],
-      ],
-      body,
-      status === 200 ? '' : errorDetail(status, text),
-    );
+const NONE = Object.freeze([]);
+
+/**
+ * One API of the plan and what every answer must satisfy. rules: short reasons without values
+ * (they become the k6 check names "<name>: <rule>", built here once); the first rule is the status
+ * one. judge(status, doc) -> one boolean per rule; value(doc) -> what later requests need, asked
+ * only when every rule passed; empty: the log text when the status was right but a rule failed.
+ */
+function endpoint(method, template, { rules, judge, value, empty = '' }) {
+  const name = `${method} ${template}`;
+  return { method, template, parts: compileTemplate(template), name, rules, checkNames: rules.map((r) => `${name}: ${r}`), judge, value, empty };
+}
+
+// A request's verdict: { ok, results (one boolean per rule), failed (rule names), value, detail }.
+function verdictOf(api, status, body) {
+  const doc = asDocument(body);
+  const results = api.judge(status, doc);
+  let failed = NONE;
+  for (let i = 0; i < results.length; i++) {
+    if (!results[i]) {
+      if (failed === NONE) failed = [];
+      failed.push(api.rules[i]);
+    }
+  }
+  if (failed === NONE) return { ok: true, results, failed, value: api.value ? api.value(doc) : undefined, detail: '' };
+  return { ok: false, results, failed, value: null, detail: results[0] ? api.empty : errorDetail(status, doc.text) };
+}
+
+// A request to send: query is flat [key, value, ...] pairs (see queryString); verify(status, body)
+// takes the body as text or as a document (above).
+function request(api, { path, query, body } = {}) {
+  return {
+    method: api.method,
+    name: api.name,
+    checkNames: api.checkNames,
+    url: fillTemplate(api.parts, path, api.template) + (query === undefined ? '' : queryString(query)),
+    body: body === undefined ? null : JSON.stringify(body),
+    verify: (status, responseBody) => verdictOf(api, status, responseBody),
   };
 }
 
-function req(method, template, { path, query, body, verify }) {
-  return {
-    method,
-    name: `${method} ${template}`,
-    url: fillTemplate(template, path) + queryString(query),
-    body: body === undefined ? null : JSON.stringify(body),
-    verify,
-  };
+// A FOLIO collection page: {"<key>": [...], "totalRecords": n}.
+function collection(template, key, value) {
+  const count = `${key}.#`;
+  return endpoint('GET', template, {
+    rules: ['status is 200', 'has totalRecords', `has ${key}[]`],
+    judge: (status, doc) => [status === 200, Number.isInteger(doc.get('totalRecords')), typeof doc.get(count) === 'number'],
+    value,
+  });
 }
 
 // CORS preflight the browser sends before the real call; Okapi answers it itself. Named by the
 // template of the call it precedes so preflights can be compared with their calls.
+const preflights = new Map();
 export function preflight(real) {
+  let api = preflights.get(real.name);
+  if (api === undefined) {
+    api = endpoint('OPTIONS', real.name.slice(real.name.indexOf(' ') + 1), {
+      rules: ['preflight answered 2xx'],
+      judge: (status) => [status >= 200 && status < 300],
+    });
+    preflights.set(real.name, api);
+  }
   return {
     method: 'OPTIONS',
-    name: `OPTIONS ${real.name.slice(real.name.indexOf(' ') + 1)}`,
+    name: api.name,
+    checkNames: api.checkNames,
     url: real.url,
     body: null,
     preflightFor: real.method,
-    verify: (status) => verdict([['preflight answered 2xx', status >= 200 && status < 300]], null, status < 300 ? '' : `${status}`),
+    verify: (status) => verdictOf(api, status, ''),
   };
 }
 
 // ---- shared collection GETs -------------------------------------------------------------------
 
-export const configEntries = (query) => req('GET', '/configurations/entries', { query: { query }, verify: collection('configs') });
-export const groups = (query) => req('GET', '/groups', { query: query ? { query } : undefined, verify: collection('usergroups') });
-export const accounts = (query, limit) => req('GET', '/accounts', { query: { query, limit }, verify: collection('accounts') });
-export const loans = (query, limit) => req('GET', '/circulation/loans', { query: { query, limit }, verify: collection('loans') });
-export const requests = (query, limit) => req('GET', '/circulation/requests', { query: { query, limit }, verify: collection('requests') });
-export const proxiesFor = (query, limit) => req('GET', '/proxiesfor', { query: { query, limit }, verify: collection('proxiesFor') });
-export const manualBlocks = (userId) => req('GET', '/manualblocks', { query: { query: `userId==${cqlId(userId)}` }, verify: collection('manualblocks') });
-export const lostItemFeesPolicies = (id) => req('GET', '/lost-item-fees-policies', { query: { query: `id==${cqlId(id)}` }, verify: collection('lostItemFeePolicies') });
-export const staffSlips = () => req('GET', '/staff-slips-storage/staff-slips', { query: { limit: 1000 }, verify: collection('staffSlips') });
+const CONFIGS = collection('/configurations/entries', 'configs');
+const GROUPS = collection('/groups', 'usergroups');
+const ACCOUNTS = collection('/accounts', 'accounts');
+const LOANS = collection('/circulation/loans', 'loans');
+const REQUESTS = collection('/circulation/requests', 'requests');
+const PROXIES = collection('/proxiesfor', 'proxiesFor');
+const MANUAL_BLOCKS = collection('/manualblocks', 'manualblocks');
+const LOST_ITEM_POLICIES = collection('/lost-item-fees-policies', 'lostItemFeePolicies');
+const STAFF_SLIPS = collection('/staff-slips-storage/staff-slips', 'staffSlips');
+const NOTE_LINKS = collection('/note-links/domain/users/type/user/id/{id}', 'notes');
+const USERS_PAGE = collection('/users', 'users');
 
-export const noteLinks = (userId) =>
-  req('GET', '/note-links/domain/users/type/user/id/{id}', {
-    path: { id: userId },
-    query: { limit: 10000, order: 'desc', status: 'assigned' },
-    verify: collection('notes'),
-  });
+export const configEntries = (query) => request(CONFIGS, { query: ['query', query] });
+export const groups = (query) => request(GROUPS, { query: query ? ['query', query] : undefined });
+export const accounts = (query, limit) => request(ACCOUNTS, { query: ['query', query, 'limit', limit] });
+export const loans = (query, limit) => request(LOANS, { query: ['query', query, 'limit', limit] });
+export const requests = (query, limit) => request(REQUESTS, { query: ['query', query, 'limit', limit] });
+export const proxiesFor = (query, limit) => request(PROXIES, { query: ['query', query, 'limit', limit] });
+export const manualBlocks = (userId) => request(MANUAL_BLOCKS, { query: ['query', `userId==${cqlId(userId)}`] });
+export const lostItemFeesPolicies = (id) => request(LOST_ITEM_POLICIES, { query: ['query', `id==${cqlId(id)}`] });
+export const staffSlips = () => request(STAFF_SLIPS, { query: ['limit', 1000] });
+export const noteLinks = (userId) => request(NOTE_LINKS, { path: { id: userId }, query: ['limit', 10000, 'order', 'desc', 'status', 'assigned'] });
+
+// The check-in screen loads the whole users page without a query (the server's default page size).
+export const usersPage = () => request(USERS_PAGE);
 
 // ---- calls with a business rule ---------------------------------------------------------------
 
 // The check-out screen's patron lookup: the patron must be found (the UI cannot go on otherwise).
+const FIND_PATRON = endpoint('GET', '/users', {
+  rules: ['status is 200', 'patron found'],
+  judge: (status, doc) => [status === 200, typeof doc.get('users.0.id') === 'string'],
+  value: (doc) => ({ id: doc.get('users.0.id'), patronGroup: doc.get('users.0.patronGroup') }),
+  empty: 'no user with that barcode',
+});
 export const findPatron = (userBarcode) => {
   const q = cqlQuote(userBarcode);
-  return req('GET', '/users', {
-    query: { query: `(barcode==${q} OR externalSystemId==${q} OR id==${q} OR username==${q})` },
-    verify: (status, text) => {
-      const body = parseJson(text);
-      const user = body && Array.isArray(body.users) ? body.users[0] : undefined;
-      return verdict(
-        [
-          ['status is 200', status === 200],
-          ['patron found', !!user && typeof user.id === 'string'],
-        ],
-        user ? { id: user.id, patronGroup: user.patronGroup } : null,
-        status === 200 ? (user ? '' : 'no user with that barcode') : errorDetail(status, text),
-      );
-    },
-  });
+  return request(FIND_PATRON, { query: ['query', `(barcode==${q} OR externalSystemId==${q} OR id==${q} OR username==${q})`] });
 };
 
-// The check-in screen loads the whole users page without a query (the server's default page size).
-export const usersPage = () => req('GET', '/users', { verify: collection('users') });
+const AUTOMATED_BLOCKS = endpoint('GET', '/automated-patron-blocks/{id}', {
+  rules: ['status is 200', 'has automatedPatronBlocks[]'],
+  judge: (status, doc) => [status === 200, typeof doc.get('automatedPatronBlocks.#') === 'number'],
+});
+export const automatedPatronBlocks = (userId) => request(AUTOMATED_BLOCKS, { path: { id: userId }, query: ['limit', 100] });
 
-export const automatedPatronBlocks = (userId) =>
-  req('GET', '/automated-patron-blocks/{id}', {
-    path: { id: userId },
-    query: { limit: 100 },
-    verify: (status, text) => {
-      const body = parseJson(text);
-      return verdict(
-        [
-          ['status is 200', status === 200],
-          ['has automatedPatronBlocks[]', !!body && Array.isArray(body.automatedPatronBlocks)],
-        ],
-        body ? body.automatedPatronBlocks : null,
-        status === 200 ? '' : errorDetail(status, text),
-      );
-    },
-  });
-
-export const servicePoints = () =>
-  req('GET', '/service-points', {
-    query: { limit: 1000 },
-    verify: (status, text) => {
-      const body = parseJson(text);
-      const sps = body && Array.isArray(body.servicepoints) ? body.servicepoints : null;
-      return verdict(
-        [
-          ['status is 200', status === 200],
-          ['has servicepoints[]', !!sps && sps.length > 0],
-        ],
-        sps,
-        status === 200 ? '' : errorDetail(status, text),
-      );
-    },
-  });
+const SERVICE_POINTS = endpoint('GET', '/service-points', {
+  rules: ['status is 200', 'has servicepoints[]'],
+  judge: (status, doc) => [status === 200, doc.get('servicepoints.#') > 0],
+});
+export const servicePoints = () => request(SERVICE_POINTS, { query: ['limit', 1000] });
 
 // Item lookup by barcode before the POST: the item must exist (its id feeds later queries).
-export const itemByBarcode = (barcode, limit) =>
-  req('GET', '/inventory/items', {
-    query: { query: `barcode==${cqlQuote(barcode)}`, limit },
-    verify: (status, text) => {
-      const body = parseJson(text);
-      const item = body && Array.isArray(body.items) ? body.items[0] : undefined;
-      return verdict(
-        [
-          ['status is 200', status === 200],
-          ['item found', !!item && typeof item.id === 'string'],
-        ],
-        item ? { id: item.id, status: item.status && item.status.name } : null,
-        status === 200 ? (item ? '' : 'no item with that barcode') : errorDetail(status, text),
-      );
-    },
-  });
+const ITEM_BY_BARCODE = endpoint('GET', '/inventory/items', {
+  rules: ['status is 200', 'item found'],
+  judge: (status, doc) => [status === 200, typeof doc.get('items.0.id') === 'string'],
+  value: (doc) => ({ id: doc.get('items.0.id'), status: doc.get('items.0.status.name') }),
+  empty: 'no item with that barcode',
+});
+export const itemByBarcode = (barcode, limit) => request(ITEM_BY_BARCODE, { query: ['query', `barcode==${cqlQuote(barcode)}`, 'limit', limit] });
 
 // A check-out succeeded only if a loan was created and is Open: 201, or 200 for mod-circulation's
 // "partial success" (loan created, but e.g. the patron action session was not saved).
+const CHECK_OUT = endpoint('POST', '/circulation/check-out-by-barcode', {
+  rules: ['status is 201', 'loan created', 'loan is Open'],
+  judge: (status, doc) => {
+    const isLoan = doc.get('errors') === undefined;
+    return [status === 201 || status === 200, isLoan && typeof doc.get('id') === 'string', isLoan && doc.get('status.name') === 'Open'];
+  },
+  value: (doc) => ({ loanId: doc.get('id'), userId: doc.get('userId'), itemId: doc.get('itemId') }),
+  empty: 'no loan in the response',
+});
 export const checkOutByBarcode = ({ itemBarcode, userBarcode, servicePointId, loanDate }) =>
-  req('POST', '/circulation/check-out-by-barcode', {
-    body: { itemBarcode, userBarcode, servicePointId, loanDate },
-    verify: (status, text) => {
-      const loan = parseJson(text);
-      const isLoan = !!loan && typeof loan === 'object' && !Array.isArray(loan.errors);
-      return verdict(
-        [
-          ['status is 201', status === 201 || status === 200],
-          ['loan created', isLoan && typeof loan.id === 'string'],
-          ['loan is Open', isLoan && !!loan.status && loan.status.name === 'Open'],
-        ],
-        isLoan ? { loanId: loan.id, userId: loan.userId, itemId: loan.itemId } : null,
-        status === 201 || status === 200 ? (isLoan ? '' : 'no loan in the response') : errorDetail(status, text),
-      );
-    },
-  });
+  request(CHECK_OUT, { body: { itemBarcode, userBarcode, servicePointId, loanDate } });
 
 // A check-in must return the item no longer checked out; if there was a loan it must be Closed.
 // No loan at all is legal (FOLIO answers 200 for an item without an open loan, §3.3).
+const CHECK_IN = endpoint('POST', '/circulation/check-in-by-barcode', {
+  rules: ['status is 200', 'item returned', 'loan is Closed'],
+  judge: (status, doc) => {
+    const itemStatus = doc.get('item.status.name');
+    const loanStatus = doc.get('loan.status.name');
+    const hasLoan = loanStatus !== undefined || doc.get('loan.id') !== undefined;
+    return [status === 200, typeof itemStatus === 'string' && itemStatus !== 'Checked out', !hasLoan || loanStatus === 'Closed'];
+  },
+  value: (doc) => ({
+    itemId: doc.get('item.id'),
+    itemStatus: doc.get('item.status.name'),
+    loanId: doc.get('loan.id') ?? null,
+    userId: doc.get('loan.userId') ?? null,
+    lostItemPolicyId: doc.get('loan.lostItemPolicyId') ?? null,
+  }),
+});
 export const checkInByBarcode = ({ itemBarcode, servicePointId, checkInDate }) =>
-  req('POST', '/circulation/check-in-by-barcode', {
-    body: { itemBarcode, servicePointId, checkInDate },
-    verify: (status, text) => {
-      const body = parseJson(text);
-      const item = body && body.item;
-      const loan = body && body.loan;
-      return verdict(
-        [
-          ['status is 200', status === 200],
-          ['item returned', !!item && !!item.status && item.status.name !== 'Checked out'],
-          ['loan is Closed', !loan || (!!loan.status && loan.status.name === 'Closed')],
-        ],
-        body
-          ? {
-              itemId: item && item.id,
-              itemStatus: item && item.status && item.status.name,
-              loanId: loan ? loan.id : null,
-              userId: loan ? loan.userId : null,
-              lostItemPolicyId: loan ? loan.lostItemPolicyId : null,
-            }
-          : null,
-        status === 200 ? '' : errorDetail(status, text),
-      );
-    },
-  });
+  request(CHECK_IN, { body: { itemBarcode, servicePointId, checkInDate } });
 
 // Used by teardown: the open loans this run created (a real FOLIO may have other users' loans,
-// so the query is narrowed to the run's service point and start time).
+// so the query is narrowed to the run's service point and start time). Its value is the page.
+const OPEN_LOANS = collection('/circulation/loans', 'loans', (doc) => parseJson(doc.text));
 export const openLoansSince = (servicePointId, sinceIso, limit, offset) =>
-  req('GET', '/circulation/loans', {
-    query: {
-      query: `status.name=="Open" and checkoutServicePointId==${cqlId(servicePointId)} and loanDate>=${cqlQuote(sinceIso)}`,
+  request(OPEN_LOANS, {
+    query: [
+      'query',
+      `status.name=="Open" and checkoutServicePointId==${cqlId(servicePointId)} and loanDate>=${cqlQuote(sinceIso)}`,
+      'limit',
       limit,
+      'offset',
       offset,
-    },
-    verify: collection('loans'),
+    ],
   });
 
 // Every `name` the CICO transactions send (tests/unit/lib-transactions.test.mjs proves the list is

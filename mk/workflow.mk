@@ -3,3 +3,7 @@
 
 test-unit-lib: ## unit tests of the k6 library's pure modules (node --test, no k6 needed)
 	@node --test $(CURDIR)/tests/unit/lib-*.test.mjs
+
+.PHONY: test-unit-k6-document
+test-unit-k6-document: $(BIN)/k6 ## the real k6 (res.json, gjson) and lib/folio.js's jsonDocument read responses alike
+	@node --test $(CURDIR)/tests/unit/k6-document.test.mjs

@@ -100,7 +100,11 @@ export class Session {
     this.state = null;
   }
 
+  accessToken() {
+    return this.state ? this.state.accessToken : '';
+  }
+
   headers() {
-    return { 'X-Okapi-Tenant': this.cfg.folio.tenant, 'X-Okapi-Token': this.state ? this.state.accessToken : '' };
+    return { 'X-Okapi-Tenant': this.cfg.folio.tenant, 'X-Okapi-Token': this.accessToken() };
   }
 }

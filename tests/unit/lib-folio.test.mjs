@@ -56,3 +56,19 @@ test('requests: templated names, encoded URLs, JSON bodies, UUIDs unquoted and o
   assert.equal(pre.verify(204).ok, true);
   assert.equal(pre.verify(404).ok, false);
 });
+
+test('a verdict is the same whether the body comes as text or as a document (k6 passes res.json)', () => {
+  const bodies = [
+    [201, JSON.stringify({ id: 'l1', userId: 'u', itemId: 'i', status: { name: 'Open' } })],
+    [422, JSON.stringify({ errors: [{ message: 'Item is already checked out' }] })],
+    [200, 'not json'],
+  ];
+  for (const [status, text] of bodies) {
+    const doc = api.jsonDocument(text);
+    let lookups = 0;
+    const counting = { text: doc.text, get: (p) => (lookups++, doc.get(p)) };
+    assert.deepEqual(co.verify(status, counting), co.verify(status, text));
+    assert.ok(lookups > 0, 'the rules read the document, not the text');
+  }
+  assert.deepEqual(co.verify(201, bodies[0][1]).value, { loanId: 'l1', userId: 'u', itemId: 'i' });
+});
