@@ -11,6 +11,8 @@ import (
 	// "k6/x/sql/driver/postgres".
 	_ "github.com/folio-perf/folio-perf/k6/sqlmodule"
 	_ "github.com/folio-perf/folio-perf/k6/sqlmodule/postgres"
+	// Registered for its init(): the "influxdb-lp" output (k6/influxout).
+	_ "github.com/folio-perf/folio-perf/k6/influxout"
 )
 
 func main() {

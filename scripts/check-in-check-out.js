@@ -13,7 +13,7 @@
 //
 // Run (from the repository root, against native minifolio):
 //   FOLIO_PASSWORD=admin FOLIO_DB_PASSWORD=folio K6_AUTO_EXTENSION_RESOLUTION=false \
-//     bin/k6 run -o influxdb=http://127.0.0.1:58086/k6 -e PROFILE=smoke scripts/check-in-check-out.js
+//     bin/k6 run -o influxdb-lp=http://127.0.0.1:58086/k6 -e PROFILE=smoke scripts/check-in-check-out.js
 // or simply: make run PROFILE=smoke
 
 import { loadRun } from '../lib/k6/run.js';

@@ -33,7 +33,7 @@ echo "==> bench-k6: $VUS VUs, no think time, $DURATION, minifolio fast, testid $
 /usr/bin/time -f '%U %S %M' -o "results/$testid/time.txt" env K6_ENV=local TESTID="$testid" RELEASE=fast \
   FOLIO_TENANT="$tenant" PROFILE=smoke VUS="$VUS" DURATION="$DURATION" THINK=none FOLIO_URL="http://127.0.0.1:$FP_MINIFOLIO_PORT" \
   FOLIO_DB_PORT="$FP_PG_PORT" K6_NO_USAGE_REPORT=true K6_AUTO_EXTENSION_RESOLUTION=false \
-  bin/k6 run --quiet --address= -o "influxdb=http://127.0.0.1:$FP_INFLUX_PORT/k6" scripts/check-in-check-out.js \
+  bin/k6 run --quiet --address= -o "influxdb-lp=http://127.0.0.1:$FP_INFLUX_PORT/k6" scripts/check-in-check-out.js \
   >"results/$testid/k6.log" 2>&1 || true
 
 # k6's floor on this machine: the same VUs, each sending the cheapest request there is (the

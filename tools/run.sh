@@ -62,7 +62,7 @@ set +e
 K6_ENV=${K6_ENV:-local} TESTID=$TESTID RELEASE=$RELEASE PROFILE=$PROFILE \
   FOLIO_URL="http://127.0.0.1:$FP_MINIFOLIO_PORT" FOLIO_DB_PORT=$FP_PG_PORT \
   K6_WEB_DASHBOARD=true K6_WEB_DASHBOARD_PORT=-1 K6_WEB_DASHBOARD_EXPORT="$out/k6-report.html" \
-  K6_NO_USAGE_REPORT=true bin/k6 run --quiet --address= -o "influxdb=http://127.0.0.1:$FP_INFLUX_PORT/k6" scripts/check-in-check-out.js
+  K6_NO_USAGE_REPORT=true bin/k6 run --quiet --address= -o "influxdb-lp=http://127.0.0.1:$FP_INFLUX_PORT/k6" scripts/check-in-check-out.js
 rc=$?
 set -e
 echo "==> results: $out/summary.json, $out/k6-report.html"

@@ -196,3 +196,38 @@ test('stack-down with nothing running is a quiet no-op', async () => {
     rmSync(s.dir, { recursive: true, force: true });
   }
 });
+
+test('influxdb-lp (k6/influxout) writes exactly the points of k6\'s influxdb output', async () => {
+  const testid = `e2e-lp-${Date.now()}`;
+  const dbs = { stock: `lp_stock_${Date.now()}`, lp: `lp_ours_${Date.now()}` };
+  const url = env('FP_INFLUX_URL');
+  const r = run(bin('k6'), [
+    'run', '--quiet', '--tag', `testid=${testid}`,
+    '-o', `influxdb=${url}/${dbs.stock}`,
+    '-o', `influxdb-lp=${url}/${dbs.lp}`,
+    '--env', `TARGET=${url}`,
+    join(repo, 'tests', 'e2e', 'k6', 'influx-lp.js'),
+  ]);
+  assert.equal(r.status, 0, r.stdout + r.stderr);
+  try {
+    const measurements = (await influxQuery('SHOW MEASUREMENTS', dbs.stock))[0].values.flat();
+    assert.deepEqual((await influxQuery('SHOW MEASUREMENTS', dbs.lp))[0].values.flat(), measurements);
+    for (const m of ['http_req_duration', 'http_reqs', 'checks', 'group_duration', 'lp_odd_trend', 'lp_rate', 'lp_counter']) {
+      assert.ok(measurements.includes(m), `measurement ${m} missing from ${measurements}`);
+    }
+    let points = 0;
+    for (const m of measurements) {
+      const q = `SELECT * FROM "${m}" ORDER BY time`;
+      const [stock] = await influxQuery(q, dbs.stock);
+      const [lp] = await influxQuery(q, dbs.lp);
+      assert.deepEqual(lp.columns, stock.columns, `${m}: the same tags and fields`);
+      assert.deepEqual(lp.values, stock.values, `${m}: the same points`);
+      points += stock.values.length;
+    }
+    assert.ok(points > 500, `a run of this size writes hundreds of points, got ${points}`);
+    const [odd] = await influxQuery(`SELECT * FROM "lp_odd_trend" WHERE "kind" = 'a=b, c d' LIMIT 1`, dbs.lp);
+    assert.equal(odd.values[0][odd.columns.indexOf('quote')], 'say "hi" \\ there', 'escaped tags read back as written');
+  } finally {
+    for (const db of Object.values(dbs)) await fetch(`${url}/query?q=${encodeURIComponent(`DROP DATABASE "${db}"`)}`, { method: 'POST' });
+  }
+});
