@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"log/slog"
 	"net/http"
 	"strings"
 	"time"
@@ -232,10 +233,12 @@ func (c *circulation) doCheckOut(ctx context.Context, cl caller, req checkOutReq
 	}
 	item["status"] = obj{"name": "Checked out", "date": folioTime(now)}
 	if err := c.okapi.do(ctx, cl, http.MethodPut, "/item-storage/items/"+itemID, item, nil); err != nil {
-		// No half check-out: without the item update the loan must go too,
-		// or the item would stay Available with an open loan on it.
-		_ = c.okapi.do(context.WithoutCancel(ctx), cl, http.MethodDelete, "/loan-storage/loans/"+str(stored, "id"), nil, nil)
-		return nil, false, err
+		if !c.itemSaved(ctx, cl, itemID, item) {
+			// No half check-out: without the item update the loan must go too,
+			// or the item would stay Available with an open loan on it.
+			return nil, false, c.undo(ctx, cl, err, http.MethodDelete, "/loan-storage/loans/"+str(stored, "id"), nil)
+		}
+		slog.Warn("the item update answered an error but was saved; the check-out goes on", "item", itemID, "err", err)
 	}
 
 	session := obj{"id": newUUID(), "patronId": userID, "loanId": str(stored, "id"), "actionType": "Check-out"}
@@ -250,6 +253,31 @@ func (c *circulation) doCheckOut(ctx context.Context, cl caller, req checkOutReq
 
 	out, err := c.loanRepresentation(ctx, cl, stored, view, user, pol)
 	return out, partial, err
+}
+
+// itemSaved reports whether storage holds the item as this request wrote it
+// (status and status date). A failed PUT may have been saved all the same when
+// only its answer was lost (a gateway time-out, a reset connection); undoing
+// the loan then would leave exactly the half state the undo is there to
+// prevent. When the item cannot be read either, the write counts as lost.
+func (c *circulation) itemSaved(ctx context.Context, cl caller, itemID string, wrote obj) bool {
+	var stored obj
+	if err := c.okapi.get(context.WithoutCancel(ctx), cl, "/item-storage/items/"+itemID, &stored); err != nil {
+		return false
+	}
+	return str(stored, "status.name") == str(wrote, "status.name") && str(stored, "status.date") == str(wrote, "status.date")
+}
+
+// undo makes the call that takes back a step after the next one failed with
+// err. If the undo fails too, the database is left half done: that is logged
+// and returned with err, never dropped.
+func (c *circulation) undo(ctx context.Context, cl caller, err error, method, path string, body any) error {
+	uerr := c.okapi.do(context.WithoutCancel(ctx), cl, method, path, body, nil)
+	if uerr == nil {
+		return err
+	}
+	slog.Error("undoing a half-done step failed: the database is left inconsistent", "undo", method+" "+path, "cause", err, "err", uerr)
+	return fmt.Errorf("%v; undoing it with %s %s failed too: %v", err, method, path, uerr)
 }
 
 func hasOpenLoan(barcode string) *failure {

@@ -36,6 +36,13 @@ type env struct {
 
 func newEnv(t testing.TB, pool *pgxpool.Pool, tenant, profileName string) *env {
 	t.Helper()
+	return newEnvWrapped(t, pool, tenant, profileName, nil)
+}
+
+// newEnvWrapped is newEnv with wrap (when not nil) put in front of every
+// module's handler, e.g. to inject a fault before one real storage module.
+func newEnvWrapped(t testing.TB, pool *pgxpool.Pool, tenant, profileName string, wrap func(module string, h http.Handler) http.Handler) *env {
+	t.Helper()
 	prof, err := profile.Load("../../profiles", profileName)
 	if err != nil {
 		t.Fatal(err)
@@ -51,6 +58,9 @@ func newEnv(t testing.TB, pool *pgxpool.Pool, tenant, profileName string) *env {
 		h, err := Handler(Config{Name: m.Name, OkapiURL: router.URL, Profile: profileName}, pool, prof)
 		if err != nil {
 			t.Fatal(err)
+		}
+		if wrap != nil {
+			h = wrap(m.Name, h)
 		}
 		s := httptest.NewServer(h)
 		t.Cleanup(s.Close)
