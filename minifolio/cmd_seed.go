@@ -89,6 +89,7 @@ func cmdSeed(args []string, out io.Writer) error {
 func cmdReset(args []string, out io.Writer) error {
 	fs := newFlags("reset")
 	tenant := fs.String("tenant", "fs09000000", "tenant id")
+	keep := fs.Bool("keep-events", false, "keep the patron-block events of the truncated loans, as PTF's restore SQL does (the history then grows with every run)")
 	db := dbFlag(fs)
 	if err := parse(fs, args); err != nil {
 		return err
@@ -103,11 +104,12 @@ func cmdReset(args []string, out io.Writer) error {
 		return err
 	}
 	defer pool.Close()
-	res, err := seed.Reset(ctx, pool, *tenant)
+	res, err := seed.Reset(ctx, pool, *tenant, seed.ResetOptions{KeepEvents: *keep})
 	if err != nil {
 		return err
 	}
-	fmt.Fprintf(out, "reset tenant %s: circulation tables truncated, %d items made Available\n", *tenant, res.ItemsMadeAvailable)
+	fmt.Fprintf(out, "reset tenant %s: circulation tables truncated, %d items made Available, %d patron-block events of those loans removed\n",
+		*tenant, res.ItemsMadeAvailable, res.EventsRemoved)
 	return nil
 }
 

@@ -241,6 +241,13 @@ func runAll(ctx context.Context, jobs []func() error) error {
 // ResetResult says what Reset changed.
 type ResetResult struct {
 	ItemsMadeAvailable int64
+	EventsRemoved      int64 // patron-block events of the truncated loans
+}
+
+// ResetOptions: KeepEvents leaves mod-patron-blocks' event tables alone, as
+// PTF's restore SQL does.
+type ResetOptions struct {
+	KeepEvents bool
 }
 
 // ResetTruncates are the tables PTF's restore SQL truncates (schema suffix, table).
@@ -258,7 +265,14 @@ var ResetTruncates = [][2]string{
 
 // Reset is PTF's checkin-checkout-db-restore.sql for a tenant: truncate the
 // circulation tables, then every item back to Available. One transaction.
-func Reset(ctx context.Context, pool *pgxpool.Pool, tenant string) (ResetResult, error) {
+//
+// Unlike PTF's SQL it also deletes the patron-block events of the loans it
+// truncates (unless KeepEvents): those are the events the runs since the
+// last reset made, so the history goes back to what the seed wrote
+// (--events-per-user). Otherwise every run would start with the history of
+// all the runs before it, and under juniper-patron-blocks, whose cost grows
+// with that history, no two runs would be comparable.
+func Reset(ctx context.Context, pool *pgxpool.Pool, tenant string, o ResetOptions) (ResetResult, error) {
 	var res ResetResult
 	if !storage.ValidTenant(tenant) {
 		return res, fmt.Errorf("invalid --tenant %q", tenant)
@@ -271,6 +285,20 @@ func Reset(ctx context.Context, pool *pgxpool.Pool, tenant string) (ResetResult,
 		return res, fmt.Errorf("no tenant %s in this database: seed it first (minifolio seed --tenant %s)", tenant, tenant)
 	}
 	err = pgx.BeginFunc(ctx, pool, func(tx pgx.Tx) error {
+		if !o.KeepEvents {
+			loans := storage.SchemaName(tenant, "mod_circulation_storage") + ".loan"
+			for _, t := range storage.ForSchema("mod_patron_blocks") {
+				if !strings.HasSuffix(t.Name, "_event") {
+					continue
+				}
+				tag, err := tx.Exec(ctx, "DELETE FROM "+t.QualifiedName(tenant)+" e WHERE EXISTS (SELECT 1 FROM "+loans+
+					" l WHERE l.id::text = e.jsonb->>'loanId')")
+				if err != nil {
+					return err
+				}
+				res.EventsRemoved += tag.RowsAffected()
+			}
+		}
 		var names []string
 		for _, t := range ResetTruncates {
 			names = append(names, storage.SchemaName(tenant, t[0])+"."+t[1])

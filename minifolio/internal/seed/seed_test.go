@@ -80,17 +80,25 @@ func TestSeedAndReset(t *testing.T) {
 		t.Fatalf("second seed duplicated items: %d", n)
 	}
 
-	// A check-out's worth of circulation state, then PTF's reset.
-	_, err = pool.Exec(ctx, "INSERT INTO "+tenant+"_mod_patron_blocks.user_summary (id, jsonb) VALUES (gen_random_uuid(), '{\"userId\":\"x\"}')")
+	// A check-out's worth of circulation state (a user summary, the events of
+	// a run's loan), then PTF's reset.
+	pb := tenant + "_mod_patron_blocks"
+	runEvents := func() {
+		t.Helper()
+		_, err := pool.Exec(ctx, "INSERT INTO "+pb+".user_summary (id, jsonb) VALUES (gen_random_uuid(), '{\"userId\":\"x\"}');"+
+			"INSERT INTO "+pb+".item_checked_out_event (id, jsonb) SELECT gen_random_uuid(), jsonb_build_object('userId', 'x', 'loanId', id) FROM "+circ+".loan LIMIT 2;"+
+			"INSERT INTO "+pb+".item_checked_in_event (id, jsonb) SELECT gen_random_uuid(), jsonb_build_object('userId', 'x', 'loanId', id) FROM "+circ+".loan LIMIT 1")
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+	runEvents()
+	rr, err := seed.Reset(ctx, pool, tenant, seed.ResetOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
-	rr, err := seed.Reset(ctx, pool, tenant)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if rr.ItemsMadeAvailable != 25+seed.SpecialUsers {
-		t.Errorf("reset made %d items Available, want %d", rr.ItemsMadeAvailable, 25+seed.SpecialUsers)
+	if rr.ItemsMadeAvailable != 25+seed.SpecialUsers || rr.EventsRemoved != 3 {
+		t.Errorf("reset made %d items Available and removed %d events, want %d and 3 (the run's)", rr.ItemsMadeAvailable, rr.EventsRemoved, 25+seed.SpecialUsers)
 	}
 	for _, c := range []struct {
 		sql  string
@@ -100,13 +108,26 @@ func TestSeedAndReset(t *testing.T) {
 		{"SELECT count(*) FROM " + tenant + "_mod_patron_blocks.user_summary", 0},
 		{"SELECT count(*) FROM " + inv + ".item WHERE jsonb->'status'->>'name' <> 'Available'", 0},
 		{"SELECT count(*) FROM " + inv + ".item", 300 + seed.SpecialUsers},
-		// PTF's reset keeps the patron-block event history
-		{"SELECT count(*) FROM " + tenant + "_mod_patron_blocks.item_checked_out_event", 12},
+		// the seeded patron-block history stays; the run's events went with its loans
+		{"SELECT count(*) FROM " + pb + ".item_checked_out_event", 12},
+		{"SELECT count(*) FROM " + pb + ".item_checked_in_event", 12},
 		{"SELECT count(*) FROM " + tenant + "_mod_users.users", 40 + 1 + 2*seed.SpecialUsers},
 	} {
 		if got := count(t, pool, c.sql); got != c.want {
 			t.Errorf("after reset: %s = %d, want %d", c.sql, got, c.want)
 		}
+	}
+
+	// --keep-events is PTF's restore exactly: the run's events stay.
+	if _, err := pool.Exec(ctx, "INSERT INTO "+circ+".loan (id, jsonb) VALUES (gen_random_uuid(), '{\"status\":{\"name\":\"Closed\"}}')"); err != nil {
+		t.Fatal(err)
+	}
+	runEvents()
+	if rr, err = seed.Reset(ctx, pool, tenant, seed.ResetOptions{KeepEvents: true}); err != nil || rr.EventsRemoved != 0 {
+		t.Fatalf("reset keeping events: removed %d, %v", rr.EventsRemoved, err)
+	}
+	if got := count(t, pool, "SELECT count(*) FROM "+pb+".item_checked_out_event"); got != 13 {
+		t.Errorf("after a reset keeping events: %d check-out events, want the 12 seeded and the run's 1", got)
 	}
 
 	// --force reseeds from scratch with the same ids.
@@ -157,7 +178,7 @@ func TestSeedRefusesBadFlagsAndForeignTenants(t *testing.T) {
 	if n := count(t, pool, "SELECT count(*) FROM "+unregistered+"_mod_users.users"); n != 1 {
 		t.Fatalf("the unregistered tenant's users table holds %d rows after the refused seed, want 1", n)
 	}
-	if _, err := seed.Reset(ctx, pool, "nosuchtenant"); err == nil {
+	if _, err := seed.Reset(ctx, pool, "nosuchtenant", seed.ResetOptions{}); err == nil {
 		t.Error("reset of an unknown tenant succeeded")
 	}
 }
