@@ -1,7 +1,7 @@
 // Shared by the end-to-end tests: where the running test stack is, and small
 // clients for it. `make test` (tools/test.sh) starts the stack and sets the
 // FP_* variables; run alone, a test says which variable is missing.
-import { spawnSync } from 'node:child_process';
+import { spawn, spawnSync } from 'node:child_process';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
@@ -55,4 +55,22 @@ export function run(cmd, args, { env: extra = {}, timeoutMs = 120_000, cwd = rep
   });
   if (r.error) throw r.error;
   return { status: r.status, stdout: r.stdout, stderr: r.stderr };
+}
+
+// runAsync is run without blocking the event loop, for a command that talks to
+// a server in this same test process. env is the child's whole environment.
+export function runAsync(cmd, args, { env: childEnv, timeoutMs = 60_000, cwd = repo } = {}) {
+  return new Promise((resolve, reject) => {
+    const child = spawn(cmd, args, { cwd, env: childEnv });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', (d) => (stdout += d));
+    child.stderr.on('data', (d) => (stderr += d));
+    const timer = setTimeout(() => child.kill('SIGKILL'), timeoutMs);
+    child.on('error', reject);
+    child.on('close', (status) => {
+      clearTimeout(timer);
+      resolve({ status, stdout, stderr });
+    });
+  });
 }

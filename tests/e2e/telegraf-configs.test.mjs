@@ -12,13 +12,12 @@
 //    cpu_percent with 100 = one core and mem_rss_bytes without page cache.
 //    With FP_PG_DSN its postgresql input reads the stack's real PostgreSQL.
 import assert from 'node:assert/strict';
-import { spawn } from 'node:child_process';
 import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { createServer } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { test } from 'node:test';
-import { bin, repo } from './helpers.mjs';
+import { bin, repo, runAsync } from './helpers.mjs';
 
 const telegraf = bin('telegraf');
 
@@ -32,20 +31,8 @@ function requireTelegraf(t) {
 
 /** Runs `telegraf --config <file> --test` with only the given environment. */
 function telegrafTest(config, env, extraArgs = []) {
-  return new Promise((resolve, reject) => {
-    const child = spawn(telegraf, ['--config', join(repo, 'telegraf', config), '--test', ...extraArgs], {
-      env: { PATH: process.env.PATH, HOME: tmpdir(), ...env },
-    });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (d) => (stdout += d));
-    child.stderr.on('data', (d) => (stderr += d));
-    const timer = setTimeout(() => child.kill('SIGKILL'), 60_000);
-    child.on('error', reject);
-    child.on('close', (status) => {
-      clearTimeout(timer);
-      resolve({ status, stdout, stderr });
-    });
+  return runAsync(telegraf, ['--config', join(repo, 'telegraf', config), '--test', ...extraArgs], {
+    env: { PATH: process.env.PATH, HOME: tmpdir(), ...env },
   });
 }
 

@@ -4,8 +4,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { createServer } from 'node:http';
-import { spawn } from 'node:child_process';
-import { bin, repo } from '../e2e/helpers.mjs';
+import { bin, runAsync } from '../e2e/helpers.mjs';
 
 const FIXTURES = [
   '{"users":[{"id":"u1","patronGroup":"g1"}],"totalRecords":1}',
@@ -26,23 +25,6 @@ const PATHS = [
   '0', '2.id', '#', 'missing', 'id', 'status.name',
 ];
 
-// The test's own server answers k6, so k6 runs without blocking this process (not spawnSync).
-function runAsync(cmd, args, extraEnv) {
-  return new Promise((resolve, reject) => {
-    const p = spawn(cmd, args, { cwd: repo, env: { ...process.env, K6_AUTO_EXTENSION_RESOLUTION: 'false', K6_NO_USAGE_REPORT: 'true', ...extraEnv } });
-    let stdout = '';
-    let stderr = '';
-    p.stdout.on('data', (d) => (stdout += d));
-    p.stderr.on('data', (d) => (stderr += d));
-    const timer = setTimeout(() => p.kill('SIGKILL'), 60_000);
-    p.on('error', reject);
-    p.on('close', (status) => {
-      clearTimeout(timer);
-      resolve({ status, stdout, stderr });
-    });
-  });
-}
-
 test('k6 (res.json, gjson) and jsonDocument answer every path of every body alike', async () => {
   const server = createServer((req, res) => {
     res.writeHead(200, { 'Content-Type': 'application/json' });
@@ -50,11 +32,15 @@ test('k6 (res.json, gjson) and jsonDocument answer every path of every body alik
   });
   await new Promise((r) => server.listen(0, '127.0.0.1', r));
   try {
-    const k6 = await runAsync(bin('k6'), ['run', '--quiet', '--address=', '--log-format=raw', 'tests/unit/k6/document.js'], {
+    // Not spawnSync: this process's server must answer k6 meanwhile.
+    const k6 = await runAsync(bin('k6'), ['run', '--quiet', '--address=', '--log-format=raw', 'tests/unit/k6/document.js'], { env: {
+      ...process.env,
+      K6_AUTO_EXTENSION_RESOLUTION: 'false',
+      K6_NO_USAGE_REPORT: 'true',
       DOC_URL: `http://127.0.0.1:${server.address().port}`,
       DOC_FIXTURES: JSON.stringify(FIXTURES),
       DOC_PATHS: JSON.stringify(PATHS),
-    });
+    } });
     assert.equal(k6.status, 0, k6.stderr + k6.stdout);
     const line = (k6.stderr + k6.stdout).split('\n').find((l) => l.startsWith('DOCUMENT '));
     assert.ok(line, `k6 printed no result:\n${k6.stderr}`);
