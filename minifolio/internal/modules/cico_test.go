@@ -3,6 +3,7 @@ package modules
 import (
 	"fmt"
 	"net/url"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -389,4 +390,22 @@ func TestBusinessGetsPassBadInputBackAndFilterNotes(t *testing.T) {
 	body["servicePointId"] = "desk-1"
 	assertError(t, "bad service point id", e.do("POST", "/circulation/check-out-by-barcode", body),
 		wantError{422, "Service point ID must be a UUID", "servicePointId", "desk-1", ""})
+}
+
+// Business answers carry their Content-Length: a body over 2 KB without one
+// goes out chunked, and the gateway's ReverseProxy then writes every chunk to
+// the client separately. Check-out's loan and check-in's answer are that big.
+func TestBusinessAnswersCarryContentLength(t *testing.T) {
+	pool, tenant, f := newTenant(t)
+	e := newEnv(t, pool, tenant, "fast")
+	for _, r := range []response{
+		e.do("POST", "/circulation/check-out-by-barcode", checkOutBody(f, "it-035", "u-035")),
+		e.do("POST", "/circulation/check-in-by-barcode", map[string]any{"servicePointId": f.sp1, "checkInDate": "2026-11-22T11:00:00.000Z", "itemBarcode": "it-035"}),
+		e.do("POST", "/circulation/check-out-by-barcode", checkOutBody(f, "no-such-item", "u-035")),
+	} {
+		if got := r.header.Get("Content-Length"); got != strconv.Itoa(len(r.body)) || r.header.Get("Transfer-Encoding") != "" {
+			t.Errorf("%d answer of %d bytes: Content-Length %q, Transfer-Encoding %q; want %d and none",
+				r.status, len(r.body), got, r.header.Get("Transfer-Encoding"), len(r.body))
+		}
+	}
 }

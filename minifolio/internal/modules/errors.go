@@ -3,6 +3,8 @@ package modules
 import (
 	"encoding/json"
 	"net/http"
+
+	"github.com/folio-perf/folio-perf/minifolio/internal/storage"
 )
 
 // Param is one {key,value} of a FOLIO validation error.
@@ -71,19 +73,16 @@ func writeFailure(w http.ResponseWriter, err error) {
 	writeText(w, f.status, f.text)
 }
 
+// writeJSON and writeText set Content-Length (through package storage's
+// writers): without it a body over 2 KB goes out chunked, and the gateway's
+// ReverseProxy then flushes every chunk to the client in its own write.
 func writeJSON(w http.ResponseWriter, status int, v any) {
 	b, err := json.Marshal(v)
 	if err != nil {
 		writeText(w, http.StatusInternalServerError, err.Error())
 		return
 	}
-	w.Header().Set("Content-Type", "application/json")
-	w.WriteHeader(status)
-	w.Write(b)
+	storage.WriteJSON(w, status, b)
 }
 
-func writeText(w http.ResponseWriter, status int, text string) {
-	w.Header().Set("Content-Type", "text/plain")
-	w.WriteHeader(status)
-	w.Write([]byte(text))
-}
+func writeText(w http.ResponseWriter, status int, text string) { storage.TextError(w, status, text) }

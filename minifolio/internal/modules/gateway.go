@@ -11,6 +11,8 @@ import (
 	"net/url"
 	"strings"
 	"time"
+
+	"github.com/folio-perf/folio-perf/minifolio/internal/storage"
 )
 
 // okapiClient makes module-to-module calls through the gateway with the
@@ -139,9 +141,11 @@ func (o *okapiClient) storageRecord(w http.ResponseWriter, r *http.Request, c ca
 
 // writeRaw passes a storage module's answer through unchanged.
 func writeRaw(w http.ResponseWriter, status int, body []byte) {
-	w.Header().Set("Content-Type", contentType(body))
-	w.WriteHeader(status)
-	w.Write(body)
+	if contentType(body) == "application/json" {
+		storage.WriteJSON(w, status, body)
+		return
+	}
+	writeText(w, status, string(body))
 }
 
 func contentType(body []byte) string {
