@@ -250,3 +250,20 @@ func mustGetwd(t *testing.T) string {
 	}
 	return wd
 }
+
+// The gateway carries every request, so it gets half the cores; a module a
+// quarter; every process at least one (measured on 2 cores: one each is
+// cheapest, see tuneRuntime).
+func TestProcsFor(t *testing.T) {
+	for _, c := range []struct {
+		module     string
+		cpus, want int
+	}{
+		{gatewayName, 1, 1}, {gatewayName, 2, 1}, {gatewayName, 8, 4},
+		{"mod-circulation", 2, 1}, {"mod-circulation", 4, 1}, {"mod-circulation", 16, 4},
+	} {
+		if got := procsFor(c.module, c.cpus); got != c.want {
+			t.Errorf("procsFor(%s, %d cpus) = %d, want %d", c.module, c.cpus, got, c.want)
+		}
+	}
+}
