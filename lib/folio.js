@@ -113,7 +113,8 @@ const NONE = Object.freeze([]);
  * One API of the plan and what every answer must satisfy. rules: short reasons without values
  * (they become the k6 check names "<name>: <rule>", built here once); the first rule is the status
  * one. judge(status, doc) -> one boolean per rule; value(doc) -> what later requests need, asked
- * only when every rule passed; empty: the log text when the status was right but a rule failed.
+ * only when every rule passed; empty: the log text when the status was right but the second rule
+ * (the record is there) failed; other failures log the failed rules' names.
  */
 function endpoint(method, template, { rules, judge, value, empty = '' }) {
   const name = `${method} ${template}`;
@@ -132,7 +133,10 @@ function verdictOf(api, status, body) {
     }
   }
   if (failed === NONE) return { ok: true, results, failed, value: api.value ? api.value(doc) : undefined, detail: '' };
-  return { ok: false, results, failed, value: null, detail: results[0] ? api.empty : errorDetail(status, doc.text) };
+  let detail = '';
+  if (!results[0]) detail = errorDetail(status, doc.text);
+  else if (results.length > 1 && !results[1]) detail = api.empty;
+  return { ok: false, results, failed, value: null, detail };
 }
 
 // A request to send: query is flat [key, value, ...] pairs (see queryString); verify(status, body)
@@ -232,6 +236,7 @@ export const automatedPatronBlocks = (userId) => request(AUTOMATED_BLOCKS, { pat
 const SERVICE_POINTS = endpoint('GET', '/service-points', {
   rules: ['status is 200', 'has servicepoints[]'],
   judge: (status, doc) => [status === 200, doc.get('servicepoints.#') > 0],
+  value: (doc) => doc.get('servicepoints.#'),
 });
 export const servicePoints = () => request(SERVICE_POINTS, { query: ['limit', 1000] });
 
@@ -263,10 +268,12 @@ export const checkOutByBarcode = ({ itemBarcode, userBarcode, servicePointId, lo
 const CHECK_IN = endpoint('POST', '/circulation/check-in-by-barcode', {
   rules: ['status is 200', 'item returned', 'loan is Closed'],
   judge: (status, doc) => {
+    // An item status must have a name (FOLIO's schema requires it); a loan, when there is one
+    // (any non-null value), must be Closed.
     const itemStatus = doc.get('item.status.name');
-    const loanStatus = doc.get('loan.status.name');
-    const hasLoan = loanStatus !== undefined || doc.get('loan.id') !== undefined;
-    return [status === 200, typeof itemStatus === 'string' && itemStatus !== 'Checked out', !hasLoan || loanStatus === 'Closed'];
+    const loan = doc.get('loan');
+    const hasLoan = loan !== undefined && loan !== null;
+    return [status === 200, typeof itemStatus === 'string' && itemStatus !== 'Checked out', !hasLoan || doc.get('loan.status.name') === 'Closed'];
   },
   value: (doc) => ({
     itemId: doc.get('item.id'),

@@ -109,6 +109,20 @@ function existsReport(testid) {
   }
 }
 
+test('scripts/smoke.js logs in and reads the service points; a wrong password stops it with the cause', () => {
+  const smokeRun = (password) =>
+    run(bin('k6'), ['run', '--quiet', '--address=', join(repo, 'scripts', 'smoke.js')], {
+      env: { K6_ENV: 'local', FOLIO_PASSWORD: password, FOLIO_URL: `http://127.0.0.1:${env('FP_MINIFOLIO_PORT')}`, K6_NO_USAGE_REPORT: 'true' },
+      timeoutMs: 60_000,
+    });
+  const ok = smokeRun('admin');
+  assert.equal(ok.status, 0, ok.stdout + ok.stderr);
+  assert.match(ok.stdout + ok.stderr, /logged in \(login-with-expiry\), [1-9]\d* service points/);
+  const bad = smokeRun('wrong');
+  assert.notEqual(bad.status, 0, 'a wrong password fails the smoke test');
+  assert.match(bad.stdout + bad.stderr, /rejected the login of user \\?"folio_admin\\?".*fix: check FOLIO_USER and FOLIO_PASSWORD/);
+});
+
 test('the loans the run created equal the successful check-outs k6 counted, and none is left open', () => {
   assert.ok(smoke?.summary, 'needs the smoke run');
   const checkouts = metric(smoke.summary, 'transaction_duration{transaction:check-out}').count;

@@ -11,6 +11,8 @@ test('check-out passes only with an Open loan', () => {
   assert.equal(co.verify(200, JSON.stringify({ id: 'l1', status: { name: 'Open' } })).ok, true, "mod-circulation's partial success");
   const closed = co.verify(201, JSON.stringify({ id: 'l1', status: { name: 'Closed' } }));
   assert.deepEqual(closed.failed, ['loan is Open']);
+  assert.equal(closed.detail, '', 'a loan that is there but not Open: the log names the failed rule, not "no loan"');
+  assert.equal(co.verify(201, '{}').detail, 'no loan in the response');
   const e422 = co.verify(422, JSON.stringify({ errors: [{ message: 'Item is already checked out', parameters: [{ key: 'itemBarcode', value: 'i1' }] }] }));
   assert.equal(e422.ok, false);
   assert.equal(e422.detail, '422 Item is already checked out');
@@ -23,6 +25,7 @@ test('check-in passes when the item is back and any loan is Closed', () => {
   assert.equal(ci.verify(200, JSON.stringify({ item: { status: { name: 'In transit' } } })).ok, true, 'no loan is legal');
   assert.deepEqual(ci.verify(200, JSON.stringify({ item: { status: { name: 'Available' } }, loan: { status: { name: 'Open' } } })).failed, ['loan is Closed']);
   assert.deepEqual(ci.verify(200, JSON.stringify({ item: { status: { name: 'Checked out' } } })).failed, ['item returned']);
+  assert.deepEqual(ci.verify(200, JSON.stringify({ item: { status: { name: 'Available' } }, loan: {} })).failed, ['loan is Closed'], 'a loan without a status is not a closed one');
   assert.equal(ci.verify(422, JSON.stringify({ errors: [{ message: 'No item with barcode i1 exists' }] })).detail, '422 No item with barcode i1 exists');
   assert.equal(ci.verify(200, '').ok, false);
 });
