@@ -65,8 +65,9 @@ func newEncoder(fields []tagField) *encoder {
 // URLs make every request's TagSet unique does not grow the cache.
 func (e *encoder) reset() { clear(e.cache) }
 
-// appendSample appends one line (with its newline). Samples whose value
-// InfluxDB cannot store (NaN, ±Inf) are skipped, as the client refuses them.
+// appendSample appends one line (with its newline). A sample whose value
+// InfluxDB cannot store (NaN, ±Inf) is skipped. Here k6's output differs: the
+// client refuses such a point and k6 drops the whole batch with it.
 func (e *encoder) appendSample(b []byte, s metrics.Sample) []byte {
 	if math.IsNaN(s.Value) || math.IsInf(s.Value, 0) {
 		return b
@@ -122,6 +123,9 @@ func (e *encoder) encodeTags(ts *metrics.TagSet) encodedTags {
 			continue
 		}
 		delete(m, f.name)
+		if f.name == "value" {
+			continue // k6's output overwrites such a field with the sample's value
+		}
 		out.fields = append(out.fields, field{name: f.name, key: escapeString(f.name, keyEscapes), encoded: encodeField(f.kind, v)})
 	}
 	keys := make([]string, 0, len(m))

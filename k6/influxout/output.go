@@ -49,10 +49,16 @@ type Config struct {
 	TagsAsFields []tagField
 }
 
-// ParseConfig reads the -o argument and the environment.
+// ParseConfig reads the -o argument and the environment. As in k6's output,
+// the URL's parts win over K6_INFLUXDB_ADDR, K6_INFLUXDB_DB,
+// K6_INFLUXDB_USERNAME and K6_INFLUXDB_PASSWORD, and a blank
+// K6_INFLUXDB_TAGS_AS_FIELDS keeps the default.
 func ParseConfig(arg string, env map[string]string) (Config, error) {
-	c := Config{DB: "k6", PushInterval: time.Second,
-		TagsAsFields: []tagField{{"vu", String}, {"iter", String}, {"url", String}}}
+	c := Config{Addr: env["K6_INFLUXDB_ADDR"], DB: "k6", Username: env["K6_INFLUXDB_USERNAME"], Password: env["K6_INFLUXDB_PASSWORD"],
+		PushInterval: time.Second, TagsAsFields: []tagField{{"vu", String}, {"iter", String}, {"url", String}}}
+	if v := env["K6_INFLUXDB_DB"]; v != "" {
+		c.DB = v
+	}
 	if arg == "" {
 		return c, errors.New("no InfluxDB URL: use -o " + Name + "=http://host:8086/<database>")
 	}
@@ -66,16 +72,12 @@ func ParseConfig(arg string, env map[string]string) (Config, error) {
 	}
 	if u.User != nil {
 		c.Username = u.User.Username()
-		c.Password, _ = u.User.Password()
+		if p, ok := u.User.Password(); ok {
+			c.Password = p
+		}
 	}
 	if len(u.Query()) > 0 {
 		return c, fmt.Errorf("%s takes no URL parameters (got %q): set K6_INFLUXDB_* in the environment, or use k6's influxdb output", Name, u.RawQuery)
-	}
-	if v, ok := env["K6_INFLUXDB_USERNAME"]; ok {
-		c.Username = v
-	}
-	if v, ok := env["K6_INFLUXDB_PASSWORD"]; ok {
-		c.Password = v
 	}
 	if v := env["K6_INFLUXDB_PUSH_INTERVAL"]; v != "" {
 		d, err := time.ParseDuration(v)
@@ -84,7 +86,7 @@ func ParseConfig(arg string, env map[string]string) (Config, error) {
 		}
 		c.PushInterval = d
 	}
-	if v, ok := env["K6_INFLUXDB_TAGS_AS_FIELDS"]; ok {
+	if v := env["K6_INFLUXDB_TAGS_AS_FIELDS"]; strings.TrimSpace(v) != "" {
 		if c.TagsAsFields, err = parseTagsAsFields(v); err != nil {
 			return c, err
 		}
@@ -129,13 +131,15 @@ func parseTagsAsFields(v string) ([]tagField, error) {
 	return out, nil
 }
 
-// redact hides a password in a URL given on the command line.
+// redact hides the credentials of a URL given on the command line, also of
+// one that does not parse (a forgotten scheme still has user:password@).
 func redact(s string) string {
-	if u, err := url.Parse(s); err == nil && u.User != nil {
-		if _, has := u.User.Password(); has {
-			u.User = url.UserPassword(u.User.Username(), "xxx")
-			return u.String()
+	if i := strings.LastIndex(s, "@"); i >= 0 {
+		scheme := ""
+		if j := strings.Index(s[:i], "://"); j >= 0 {
+			scheme = s[:j+3]
 		}
+		return scheme + "<credentials>@" + s[i+1:]
 	}
 	return s
 }
@@ -149,9 +153,9 @@ type Output struct {
 	client  *http.Client
 	flusher *output.PeriodicFlusher
 
-	mu  sync.Mutex // one flush at a time: the encoder and its buffer are reused
-	enc *encoder
-	buf []byte
+	mu      sync.Mutex // one flush at a time: the encoder is reused
+	enc     *encoder
+	lastLen int // the previous batch's size, to size the next one's buffer
 }
 
 // New is the output's constructor for k6.
@@ -196,7 +200,9 @@ func (o *Output) flush() {
 	}
 	o.mu.Lock()
 	defer o.mu.Unlock()
-	b := o.buf[:0]
+	// A new buffer per batch: net/http may still read a request body after
+	// Do returns (an early error answer), so the previous one is not reused.
+	b := make([]byte, 0, o.lastLen+o.lastLen/4)
 	n := 0
 	for _, c := range containers {
 		for _, s := range c.GetSamples() {
@@ -205,7 +211,7 @@ func (o *Output) flush() {
 		}
 	}
 	o.enc.reset()
-	o.buf = b
+	o.lastLen = len(b)
 	start := time.Now()
 	if err := o.post("/write", url.Values{"db": {o.cfg.DB}}, b); err != nil {
 		o.logger.WithError(err).WithField("samples", n).Error("Couldn't write stats")

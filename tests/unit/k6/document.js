@@ -10,7 +10,13 @@ export const options = { vus: 1, iterations: 1 };
 
 const fixtures = JSON.parse(__ENV.DOC_FIXTURES);
 const paths = JSON.parse(__ENV.DOC_PATHS);
-const show = (v) => (v === undefined ? 'undefined' : JSON.stringify(v));
+// Objects compare with sorted keys: res.json hands back Go maps, whose key order is random.
+function show(v) {
+  if (v === undefined) return 'undefined';
+  if (v === null || typeof v !== 'object') return JSON.stringify(v);
+  if (Array.isArray(v) || typeof v.length === 'number') return `[${Array.from(v, show).join(',')}]`;
+  return `{${Object.keys(v).sort().map((k) => `${JSON.stringify(k)}:${show(v[k])}`).join(',')}}`;
+}
 
 export default function () {
   const result = { compared: 0, mismatches: [] };
