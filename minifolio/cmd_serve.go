@@ -92,7 +92,8 @@ func tuneRuntime(module string) {
 		debug.SetGCPercent(400)
 	}
 	if os.Getenv("GOMAXPROCS") == "" {
-		runtime.GOMAXPROCS(procsFor(module, runtime.NumCPU()))
+		// Go's own default, not NumCPU: it follows a container's CPU limit.
+		runtime.GOMAXPROCS(procsFor(module, runtime.GOMAXPROCS(0)))
 	}
 }
 

@@ -257,9 +257,11 @@ func (c *circulation) doCheckOut(ctx context.Context, cl caller, req checkOutReq
 
 // itemSaved reports whether storage holds the item as this request wrote it
 // (status and status date). A failed PUT may have been saved all the same when
-// only its answer was lost (a gateway time-out, a reset connection); undoing
-// the loan then would leave exactly the half state the undo is there to
-// prevent. When the item cannot be read either, the write counts as lost.
+// only its answer was lost (an error after the commit, a reset connection);
+// undoing the loan then would leave exactly the half state the undo is there
+// to prevent. When the item cannot be read either, the write counts as lost.
+// Not covered: a PUT still in flight that commits after this read (a client
+// time-out), which is undone as before.
 func (c *circulation) itemSaved(ctx context.Context, cl caller, itemID string, wrote obj) bool {
 	var stored obj
 	if err := c.okapi.get(context.WithoutCancel(ctx), cl, "/item-storage/items/"+itemID, &stored); err != nil {
