@@ -13,7 +13,6 @@ import { sharedPoolsFromDb, poolsFromCsv, runLoansFromDb } from './data.js';
 import { checkOut, checkIn, selectTransaction, CHECK_OUT, CHECK_IN } from '../transactions.js';
 import { vuPool, checkPools, partition } from '../data.js';
 import * as api from '../folio.js';
-import { renderText, summaryDocument, summaryPath } from '../summary.js';
 
 // Teardown's clean-up calls carry their own names so they never count in the run's per-API numbers.
 const TEARDOWN_PREFIX = 'teardown ';
@@ -176,6 +175,7 @@ export function cicoWorkflow(run, read) {
 
   function handleSummary(data) {
     const testid = testidOf(data);
+    const { renderText, summaryDocument, summaryPath } = run.report;
     const path = summaryPath(testid);
     const writable = run.resultsDirExists && testid === run.testid;
     const meta = {

@@ -8,8 +8,6 @@
 import { envFileName, parseEnvFile, resolveConfig, describeConfig } from '../config.js';
 import { buildProfile } from '../profiles.js';
 import { parseThink, parseDistribution, CHECK_IN, CHECK_OUT } from '../transactions.js';
-import { buildThresholds, parseJsonFile, SUMMARY_TREND_STATS } from '../thresholds.js';
-import { makeTestId, validTestId } from '../summary.js';
 import { vuSlots } from '../data.js';
 import { CICO_API_NAMES } from '../folio.js';
 
@@ -33,8 +31,8 @@ function readFile(read, path, what, fix) {
  * @param {object} p.env __ENV
  * @param {string} p.workflow "cico"
  * @param {number} [p.vu] k6's __VU: 0 in the init that k6 reads options from (and in setup,
- *   teardown, handleSummary), >= 1 in each VU's own init, which needs no thresholds; skipping
- *   them there saves memory per VU
+ *   teardown, handleSummary), which gets the whole run (planRun); >= 1 in each load VU's own
+ *   init, which gets only what an iteration needs (no options, no thresholds, no report)
  */
 export function loadRun({ read, env, workflow, vu = 0 }) {
   try {
@@ -44,64 +42,70 @@ export function loadRun({ read, env, workflow, vu = 0 }) {
     const think = parseThink(env.THINK || profile.think, env.THINK_OFFSET);
     const distribution = parseDistribution(env.DISTRIBUTION);
     const preflight = parseFlag(env.PREFLIGHT, 'PREFLIGHT');
-
-    const thFile = env.THRESHOLDS || 'thresholds.json';
-    const doc = parseJsonFile(readFile(read, thFile, 'thresholds file', 'restore thresholds.json from the repository or point THRESHOLDS at a valid file'), thFile);
-    let baseline = null;
-    if (env.BASELINE && vu === 0) baseline = parseJsonFile(readFile(read, env.BASELINE, 'baseline', 'give BASELINE a path relative to the repository root, e.g. BASELINE=baselines/fast.json'), env.BASELINE);
-    const thresholds = vu > 0 ? {} : buildThresholds({
-      doc,
-      workflow,
-      baseline,
-      baselineFile: env.BASELINE,
-      file: thFile,
-      vus: [...new Set(profile.steps)],
-      transactions: [CHECK_IN, CHECK_OUT],
-      apiNames: CICO_API_NAMES,
-    });
-
-    let testid = env.TESTID;
-    if (testid !== undefined && testid !== '') {
-      if (!validTestId(testid)) throw new Error(`TESTID "${testid}" is not a test id; fix: use letters, digits, . _ - (e.g. cico-20261122T030000Z-lotus)`);
-    } else {
-      testid = makeTestId(workflow, cfg.release);
-    }
-
-    // k6 cannot create directories, and handleSummary's files fail if results/<testid>/ is missing:
-    // `make run` creates it; a direct run is told how (see handleSummary).
-    const resultsDir = `results/${testid}`;
-    const resultsDirExists = env.TESTID ? isDirectory(read, resultsDir) : false;
-
-    const options = {
-      scenarios: profile.scenarios,
-      thresholds,
-      summaryTrendStats: SUMMARY_TREND_STATS,
-      // Run-wide tags on every sample (DESIGN.md §4); never a secret, never an id.
-      tags: { testid, workflow, release: cfg.release, target: cfg.target },
-      setupTimeout: env.SETUP_TIMEOUT || '5m',
-      teardownTimeout: env.TEARDOWN_TIMEOUT || '10m',
-      // A dead target must fail a request in seconds, not hang a VU for k6's default 60 s.
-      // (per-request timeouts are set in lib/k6/folio.js)
-      userAgent: 'folio-perf (k6)',
-    };
-    return {
-      cfg,
-      profile,
-      think,
-      distribution,
-      preflight,
-      options,
-      testid,
-      workflow,
-      resultsDir,
-      resultsDirExists,
-      slots: vuSlots(profile.scenarios),
-      perVu: parsePerVu(env.POOL_PER_VU),
-      describe: () => `${describeConfig(cfg)} profile=${profile.name} (${profile.steps.join('/')} VUs x ${profile.durationMs / 1000}s each) think=${env.THINK || profile.think} distribution=${distribution.checkIn}-${distribution.checkOut} preflight=${preflight}${env.BASELINE ? ` baseline=${env.BASELINE}` : ''}`,
-    };
+    const run = { cfg, profile, think, distribution, preflight, workflow, slots: vuSlots(profile.scenarios), perVu: parsePerVu(env.POOL_PER_VU) };
+    return vu === 0 ? planRun(run, read, env) : run;
   } catch (e) {
     return fatal(e);
   }
+}
+
+// What only VU 0 needs: the options k6 reads (thresholds, tags), the test id, and the report code
+// for handleSummary (run.report). The thresholds and summary modules are loaded here, through
+// k6's init-context require(), and not imported: every statically imported module is evaluated in
+// every VU, and k6's JavaScript VM keeps about 1 KB per function and object a module creates, so
+// the two would cost each load VU 65 KB (13 MB at 200 VUs; make bench-k6).
+function planRun(run, read, env) {
+  const { buildThresholds, parseJsonFile, SUMMARY_TREND_STATS } = require('../thresholds.js');
+  const report = require('../summary.js');
+  const { cfg, profile, workflow, distribution, preflight } = run;
+
+  const thFile = env.THRESHOLDS || 'thresholds.json';
+  const doc = parseJsonFile(readFile(read, thFile, 'thresholds file', 'restore thresholds.json from the repository or point THRESHOLDS at a valid file'), thFile);
+  const baseline = env.BASELINE ? parseJsonFile(readFile(read, env.BASELINE, 'baseline', 'give BASELINE a path relative to the repository root, e.g. BASELINE=baselines/fast.json'), env.BASELINE) : null;
+  const thresholds = buildThresholds({
+    doc,
+    workflow,
+    baseline,
+    baselineFile: env.BASELINE,
+    file: thFile,
+    vus: [...new Set(profile.steps)],
+    transactions: [CHECK_IN, CHECK_OUT],
+    apiNames: CICO_API_NAMES,
+  });
+
+  let testid = env.TESTID;
+  if (testid !== undefined && testid !== '') {
+    if (!report.validTestId(testid)) throw new Error(`TESTID "${testid}" is not a test id; fix: use letters, digits, . _ - (e.g. cico-20261122T030000Z-lotus)`);
+  } else {
+    testid = report.makeTestId(workflow, cfg.release);
+  }
+
+  // k6 cannot create directories, and handleSummary's files fail if results/<testid>/ is missing:
+  // `make run` creates it; a direct run is told how (see handleSummary).
+  const resultsDir = `results/${testid}`;
+  const resultsDirExists = env.TESTID ? isDirectory(read, resultsDir) : false;
+
+  const options = {
+    scenarios: profile.scenarios,
+    thresholds,
+    summaryTrendStats: SUMMARY_TREND_STATS,
+    // Run-wide tags on every sample (DESIGN.md §4); never a secret, never an id.
+    tags: { testid, workflow, release: cfg.release, target: cfg.target },
+    setupTimeout: env.SETUP_TIMEOUT || '5m',
+    teardownTimeout: env.TEARDOWN_TIMEOUT || '10m',
+    // A dead target must fail a request in seconds, not hang a VU for k6's default 60 s.
+    // (per-request timeouts are set in lib/k6/folio.js)
+    userAgent: 'folio-perf (k6)',
+  };
+  return {
+    ...run,
+    options,
+    testid,
+    resultsDir,
+    resultsDirExists,
+    report,
+    describe: () => `${describeConfig(cfg)} profile=${profile.name} (${profile.steps.join('/')} VUs x ${profile.durationMs / 1000}s each) think=${env.THINK || profile.think} distribution=${distribution.checkIn}-${distribution.checkOut} preflight=${preflight}${env.BASELINE ? ` baseline=${env.BASELINE}` : ''}`,
+  };
 }
 
 // open() refuses directories with a distinct error, which tells "exists" from "missing".
