@@ -8,9 +8,13 @@
 //
 // Run by minifolio/bench.sh with FOLIO_URL, FOLIO_TENANT and FOLIO_TOKEN in the environment (not on
 // the command line, where `ps` would show the token), FLOOR_VUS VUs for FLOOR_DURATION.
+// FLOOR_SLEEP (seconds after each request, default none) paces the VUs: tools/bench-k6.sh sets it
+// so that the floor sends as many requests per second as the CICO run did, because k6's memory
+// depends on the request rate (the garbage between two collections) as well as on the VU count.
 
 import http from 'k6/http';
 import exec from 'k6/execution';
+import { sleep } from 'k6';
 
 export const options = {
   vus: Number(__ENV.FLOOR_VUS || 20),
@@ -21,11 +25,14 @@ export const options = {
 
 const url = __ENV.FOLIO_URL + __ENV.FLOOR_PATH;
 const params = { headers: { 'X-Okapi-Tenant': __ENV.FOLIO_TENANT, 'X-Okapi-Token': __ENV.FOLIO_TOKEN } };
+const pause = Number(__ENV.FLOOR_SLEEP || 0);
+if (!(pause >= 0)) throw `FLOOR_SLEEP "${__ENV.FLOOR_SLEEP}" is not a number of seconds`;
 
 export default function () {
   const res = http.get(url, params);
   // A floor measured on errors would be meaningless: stop at the first one.
   if (res.status !== 200) exec.test.abort(`GET ${__ENV.FLOOR_PATH} answered ${res.status}: ${String(res.body).slice(0, 200)}`);
+  if (pause > 0) sleep(pause);
 }
 
 export function handleSummary(data) {

@@ -38,22 +38,32 @@ echo "==> bench-k6: $VUS VUs, no think time, $DURATION, minifolio fast, testid $
 
 # k6's floor on this machine: the same VUs, each sending the cheapest request there is (the
 # gateway's health answer) with no check, no custom metric and no output. Whatever a CICO script
-# does per request comes on top of this.
+# does per request comes on top of this. Twice: as fast as it goes (CPU per request), and paced
+# to the CICO run's request rate (memory: k6's RSS grows with the garbage made between two
+# collections, so a floor sending 10 times as many requests would overstate k6's share).
 FLOOR_SECONDS=${BENCH_FLOOR_SECONDS:-20}
-echo "==> bench-k6 floor: $VUS VUs, ${FLOOR_SECONDS}s of GET /admin/health (minifolio/bench-floor.js)"
-/usr/bin/time -f '%U %S %M' -o "results/$testid/floor-time.txt" env K6_NO_USAGE_REPORT=true K6_AUTO_EXTENSION_RESOLUTION=false \
-  FOLIO_URL="http://127.0.0.1:$FP_MINIFOLIO_PORT" FOLIO_TENANT="$tenant" FOLIO_TOKEN= FLOOR_PATH=/admin/health \
-  FLOOR_VUS="$VUS" FLOOR_DURATION="${FLOOR_SECONDS}s" FLOOR_OUT="results/$testid/floor.json" \
-  bin/k6 run --quiet --address= minifolio/bench-floor.js >"results/$testid/floor.log" 2>&1 ||
-  { echo "bench-k6: the floor run failed. Fix: read results/$testid/floor.log" >&2; exit 1; }
+floor() { # <label> <sleep seconds>
+  /usr/bin/time -f '%U %S %M' -o "results/$testid/floor-$1-time.txt" env K6_NO_USAGE_REPORT=true K6_AUTO_EXTENSION_RESOLUTION=false \
+    FOLIO_URL="http://127.0.0.1:$FP_MINIFOLIO_PORT" FOLIO_TENANT="$tenant" FOLIO_TOKEN= FLOOR_PATH=/admin/health FLOOR_SLEEP="$2" \
+    FLOOR_VUS="$VUS" FLOOR_DURATION="${FLOOR_SECONDS}s" FLOOR_OUT="results/$testid/floor-$1.json" \
+    bin/k6 run --quiet --address= minifolio/bench-floor.js >"results/$testid/floor-$1.log" 2>&1 ||
+    { echo "bench-k6: the floor run failed. Fix: read results/$testid/floor-$1.log" >&2; exit 1; }
+}
+[ -s "results/$testid/summary.json" ] || { echo "bench-k6: the CICO run wrote no summary. Fix: read results/$testid/k6.log" >&2; exit 1; }
+# Seconds between two requests of one VU in the CICO run: VUs / (requests per second).
+pace=$(node -e 'const s = JSON.parse(require("fs").readFileSync(process.argv[1], "utf8")); console.log((Number(process.argv[2]) / s.k6.metrics.http_reqs.values.rate).toFixed(4))' "results/$testid/summary.json" "$VUS")
+echo "==> bench-k6 floor: $VUS VUs, ${FLOOR_SECONDS}s of GET /admin/health (minifolio/bench-floor.js), unpaced, then one request per ${pace}s per VU"
+floor max 0
+floor paced "$pace"
 
 # GNU time puts "Command exited with non-zero status N" first when k6 fails a threshold.
 read -r user sys maxkb < <(tail -n1 "results/$testid/time.txt")
-read -r fuser fsys fmaxkb < <(tail -n1 "results/$testid/floor-time.txt")
-node --input-type=module - "results/$testid/summary.json" "$user" "$sys" "$maxkb" "$VUS" \
-  "results/$testid/floor.json" "$fuser" "$fsys" "$fmaxkb" <<'JS'
+read -r fuser fsys fmaxkb < <(tail -n1 "results/$testid/floor-max-time.txt")
+read -r puser psys pmaxkb < <(tail -n1 "results/$testid/floor-paced-time.txt")
+FLOOR_SECONDS=$FLOOR_SECONDS node --input-type=module - "results/$testid/summary.json" "$user" "$sys" "$maxkb" "$VUS" \
+  "results/$testid/floor-max.json" "$fuser" "$fsys" "$fmaxkb" "results/$testid/floor-paced.json" "$puser" "$psys" "$pmaxkb" <<'JS'
 import { readFileSync } from 'node:fs';
-const [file, user, sys, maxkb, vus, floorFile, fuser, fsys, fmaxkb] = process.argv.slice(2);
+const [file, user, sys, maxkb, vus, floorFile, fuser, fsys, fmaxkb, pacedFile, puser, psys, pmaxkb] = process.argv.slice(2);
 const s = JSON.parse(readFileSync(file, 'utf8'));
 const m = s.k6.metrics;
 const tx = ['check-in', 'check-out'].map((t) => m[`transaction_duration{transaction:${t}}`]?.values.count ?? 0).reduce((a, b) => a + b, 0);
@@ -72,6 +82,10 @@ const floorReqs = JSON.parse(readFileSync(floorFile, 'utf8')).requests;
 const floorUs = ((Number(fuser) + Number(fsys)) / floorReqs) * 1e6;
 // % of one core per 100 tx/s = CPU seconds per transaction x 100 (100 tx/s) / 1 core x 100 %.
 const floorPct = (floorUs * perTx) / 1e6 * 100 * 100;
-console.log(`k6 floor (bare GET, no check, no output): ${floorUs.toFixed(0)} us CPU per request, ${(Number(fmaxkb) / 1024 / Number(vus)).toFixed(2)} MB RSS per VU`);
+const pacedReqs = JSON.parse(readFileSync(pacedFile, 'utf8')).requests;
+const cicoRate = m.http_reqs.values.rate;
+const floorSeconds = Number(process.env.FLOOR_SECONDS);
+console.log(`k6 floor (bare GET, no check, no output): ${floorUs.toFixed(0)} us CPU per request, ${(Number(fmaxkb) / 1024 / Number(vus)).toFixed(2)} MB RSS per VU at ${(floorReqs / floorSeconds).toFixed(0)} requests/s`);
 console.log(`  at ${perTx.toFixed(1)} requests per transaction that floor alone is ${floorPct.toFixed(1)} % of one core per 100 transactions/s; these scripts cost ${(((cpu / tx) * 1e6) / perTx).toFixed(0)} us per request`);
+console.log(`  paced to the CICO run's ${cicoRate.toFixed(0)} requests/s (${(pacedReqs / floorSeconds).toFixed(0)}/s): ${(Number(pmaxkb) / 1024 / Number(vus)).toFixed(2)} MB RSS per VU; these scripts add ${(rssPerVuMB - Number(pmaxkb) / 1024 / Number(vus)).toFixed(2)} MB per VU to it`);
 JS
