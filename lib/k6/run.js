@@ -33,8 +33,10 @@ function readFile(read, path, what, fix) {
  * @param {number} [p.vu] k6's __VU: 0 in the init that k6 reads options from (and in setup,
  *   teardown, handleSummary), which gets the whole run (planRun); >= 1 in each load VU's own
  *   init, which gets only what an iteration needs (no options, no thresholds, no report)
+ * @param {(path: string) => object} [p.load] loads a module of VU 0's (see planRun), a path
+ *   relative to this file: k6's init-context require() by default; node's tests pass their own
  */
-export function loadRun({ read, env, workflow, vu = 0 }) {
+export function loadRun({ read, env, workflow, vu = 0, load = (path) => require(path) }) {
   try {
     const where = envFileName(env.K6_ENV);
     const cfg = resolveConfig(parseEnvFile(readFile(read, where.file, 'environment file', `create ${where.file} (copy env/folio.example.json) or set K6_ENV to one of the files in env/`), where.file), env, where);
@@ -43,7 +45,7 @@ export function loadRun({ read, env, workflow, vu = 0 }) {
     const distribution = parseDistribution(env.DISTRIBUTION);
     const preflight = parseFlag(env.PREFLIGHT, 'PREFLIGHT');
     const run = { cfg, profile, think, distribution, preflight, workflow, slots: vuSlots(profile.scenarios), perVu: parsePerVu(env.POOL_PER_VU) };
-    return vu === 0 ? planRun(run, read, env) : run;
+    return vu === 0 ? planRun(run, read, env, load) : run;
   } catch (e) {
     return fatal(e);
   }
@@ -54,9 +56,9 @@ export function loadRun({ read, env, workflow, vu = 0 }) {
 // k6's init-context require(), and not imported: every statically imported module is evaluated in
 // every VU, and k6's JavaScript VM keeps about 1 KB per function and object a module creates, so
 // the two would cost each load VU 65 KB (13 MB at 200 VUs; make bench-k6).
-function planRun(run, read, env) {
-  const { buildThresholds, parseJsonFile, SUMMARY_TREND_STATS } = require('../thresholds.js');
-  const report = require('../summary.js');
+function planRun(run, read, env, load) {
+  const { buildThresholds, parseJsonFile, SUMMARY_TREND_STATS } = load('../thresholds.js');
+  const report = load('../summary.js');
   const { cfg, profile, workflow, distribution, preflight } = run;
 
   const thFile = env.THRESHOLDS || 'thresholds.json';

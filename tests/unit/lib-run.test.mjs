@@ -3,7 +3,13 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
-import { loadRun } from '../../lib/k6/run.js';
+import { loadRun as loadRunK6 } from '../../lib/k6/run.js';
+import * as thresholds from '../../lib/thresholds.js';
+import * as summary from '../../lib/summary.js';
+
+// In k6, VU 0 loads these two through require(); here they come from the imports above.
+const vuZeroModules = { '../thresholds.js': thresholds, '../summary.js': summary };
+const loadRun = (p) => loadRunK6({ load: (path) => vuZeroModules[path], ...p });
 
 const root = new URL('../../', import.meta.url);
 const read = (p) => readFileSync(p.startsWith('/') ? p : new URL(p, root), 'utf8');
@@ -68,8 +74,25 @@ test('bad inputs are refused in init, one line each', () => {
   assert.match(refusal({}, broken), /thresholds\.json: is not valid JSON/);
 });
 
-test("a VU's own init (vu >= 1) skips thresholds and the baseline, which only k6's first init reads", () => {
-  const run = loadRun({ read, env: { ...env, BASELINE: 'baselines/not-read-in-vus.json' }, workflow: 'cico', vu: 3 });
-  assert.deepEqual(run.options.thresholds, {});
-  assert.deepEqual(Object.keys(run.options.scenarios), ['vus_1']);
+test("a load VU's own init (vu >= 1) gets what an iteration needs, and never loads the thresholds, the baseline or the report", () => {
+  const loaded = [];
+  const run = loadRunK6({
+    read,
+    env: { ...env, BASELINE: 'baselines/not-read-in-vus.json', THINK: '250' },
+    workflow: 'cico',
+    vu: 3,
+    load: (path) => loaded.push(path),
+  });
+  assert.deepEqual(loaded, []);
+  assert.equal(run.options, undefined);
+  assert.equal(run.report, undefined);
+  assert.equal(run.cfg.folio.tenant, 'fs09000000');
+  assert.equal(run.slots, 1);
+  assert.equal(run.perVu, 50);
+  assert.equal(run.distribution.checkIn, 43);
+  assert.deepEqual(Object.keys(run.profile.scenarios), ['vus_1']);
+  // VU 0 loads both, once each.
+  const zero = [];
+  loadRunK6({ read, env, workflow: 'cico', load: (path) => (zero.push(path), vuZeroModules[path]) });
+  assert.deepEqual(zero, ['../thresholds.js', '../summary.js']);
 });
