@@ -10,6 +10,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"math"
 	"math/rand/v2"
 	"os"
 	"path/filepath"
@@ -24,8 +25,9 @@ type Profile struct {
 	Name        string `json:"name"`
 	Description string `json:"description"`
 
-	// ServiceTime adds fixed + uniform-jitter latency to endpoints so that a
-	// fast local stand-in shows the response times of a real deployment.
+	// ServiceTime adds latency to endpoints (fixed + uniform jitter + an
+	// optional long tail) so that a fast local stand-in shows the response
+	// times of a real deployment.
 	ServiceTime []ServiceTime `json:"serviceTime,omitempty"`
 
 	// PatronBlocks selects how mod-patron-blocks computes automated blocks.
@@ -44,13 +46,26 @@ type Profile struct {
 // and Path. Empty Method/Path match everything; Path matches itself and any
 // sub-path ("/automated-patron-blocks" matches "/automated-patron-blocks/<id>").
 // The first matching rule wins, so specific rules go before module defaults.
+//
+// A request's added time is FixedMs, plus a uniform draw in [0, JitterMs), plus,
+// when TailMedianMs > 0, a log-normal draw with that median and TailSigma (the
+// standard deviation of its logarithm). Real response times are skewed: FOLIO's
+// reports put check-out's p95 about 1.5 times its average, which a sum of
+// uniform jitters cannot give (it tightens around the mean), and a log-normal
+// term on the slow APIs does. Its mean is TailMedianMs * exp(TailSigma^2 / 2).
 type ServiceTime struct {
-	Module   string `json:"module"`
-	Method   string `json:"method,omitempty"`
-	Path     string `json:"path,omitempty"`
-	FixedMs  int    `json:"fixedMs"`
-	JitterMs int    `json:"jitterMs,omitempty"`
+	Module       string  `json:"module"`
+	Method       string  `json:"method,omitempty"`
+	Path         string  `json:"path,omitempty"`
+	FixedMs      int     `json:"fixedMs"`
+	JitterMs     int     `json:"jitterMs,omitempty"`
+	TailMedianMs float64 `json:"tailMedianMs,omitempty"`
+	TailSigma    float64 `json:"tailSigma,omitempty"`
 }
+
+// maxTailSigma bounds the tail's spread: at 2, one request in 10,000 already
+// takes 1,700 times the median.
+const maxTailSigma = 2
 
 // PatronBlocks: the default ("summary") reads the maintained user_summary row,
 // as mod-patron-blocks does since Kiwi; "events" rebuilds the summary on every
@@ -151,6 +166,9 @@ func Parse(b []byte) (*Profile, error) {
 		if s.Module == "" || s.FixedMs < 0 || s.JitterMs < 0 {
 			return nil, fmt.Errorf("serviceTime[%d]: needs \"module\" and non-negative fixedMs/jitterMs", i)
 		}
+		if s.TailMedianMs < 0 || s.TailSigma < 0 || s.TailSigma > maxTailSigma || (s.TailMedianMs > 0) != (s.TailSigma > 0) {
+			return nil, fmt.Errorf("serviceTime[%d]: tailMedianMs and tailSigma go together: a positive median and a sigma in (0, %d]", i, maxTailSigma)
+		}
 	}
 	switch p.PatronBlocks.Mode {
 	case "", "summary":
@@ -192,6 +210,15 @@ func (p *Profile) Delay(module, method, path string, rnd *rand.Rand) time.Durati
 				j = rand.IntN(s.JitterMs * 1000)
 			}
 			d += time.Duration(j) * time.Microsecond
+		}
+		if s.TailMedianMs > 0 {
+			var z float64
+			if rnd != nil {
+				z = rnd.NormFloat64()
+			} else {
+				z = rand.NormFloat64()
+			}
+			d += time.Duration(s.TailMedianMs * math.Exp(s.TailSigma*z) * float64(time.Millisecond))
 		}
 		return d
 	}

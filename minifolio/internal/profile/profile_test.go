@@ -1,9 +1,11 @@
 package profile
 
 import (
+	"math"
 	"math/rand/v2"
 	"os"
 	"path/filepath"
+	"sort"
 	"strings"
 	"testing"
 	"time"
@@ -112,6 +114,47 @@ func TestLotusShape(t *testing.T) {
 	blocks := mean("mod-patron-blocks", "GET", "/automated-patron-blocks/0f1e")
 	if co <= blocks || ci <= blocks || blocks <= mean("mod-users", "GET", "/users") {
 		t.Errorf("lotus order of slow APIs: check-out %.0f ms, check-in %.0f, patron blocks %.0f, users %.0f", co, ci, blocks, mean("mod-users", "GET", "/users"))
+	}
+}
+
+// The tail is log-normal with the given median and sigma: its median and p95
+// over many draws match the distribution's (median * exp(1.645 * sigma)), on
+// top of the fixed part; a seeded source keeps the test deterministic.
+func TestDelayTailIsLogNormal(t *testing.T) {
+	p, err := Parse([]byte(`{"name":"x","description":"d","serviceTime":[
+	 {"module":"m","fixedMs":20,"tailMedianMs":100,"tailSigma":0.5}]}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := rand.New(rand.NewPCG(5, 6))
+	const n = 20000
+	ms := make([]float64, n)
+	for i := range ms {
+		d := p.Delay("m", "GET", "/x", r)
+		if d < 20*time.Millisecond {
+			t.Fatalf("delay %v below the fixed part", d)
+		}
+		ms[i] = float64(d-20*time.Millisecond) / float64(time.Millisecond)
+	}
+	sort.Float64s(ms)
+	near := func(what string, got, want float64) {
+		if math.Abs(got-want)/want > 0.05 {
+			t.Errorf("tail %s = %.1f ms, want %.1f ms (within 5 %%)", what, got, want)
+		}
+	}
+	near("median", ms[n/2], 100)
+	near("p95", ms[n*95/100], 100*math.Exp(1.645*0.5))
+
+	for _, bad := range []string{
+		`{"module":"m","fixedMs":1,"tailMedianMs":100}`,
+		`{"module":"m","fixedMs":1,"tailSigma":0.5}`,
+		`{"module":"m","fixedMs":1,"tailMedianMs":100,"tailSigma":2.5}`,
+		`{"module":"m","fixedMs":1,"tailMedianMs":-1,"tailSigma":0.5}`,
+	} {
+		_, err := Parse([]byte(`{"name":"x","description":"d","serviceTime":[` + bad + `]}`))
+		if err == nil || !strings.Contains(err.Error(), "tailMedianMs and tailSigma go together") {
+			t.Errorf("Parse(%s) = %v, want the tail's error", bad, err)
+		}
 	}
 }
 
