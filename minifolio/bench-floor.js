@@ -26,7 +26,7 @@ export const options = {
 const url = __ENV.FOLIO_URL + __ENV.FLOOR_PATH;
 const params = { headers: { 'X-Okapi-Tenant': __ENV.FOLIO_TENANT, 'X-Okapi-Token': __ENV.FOLIO_TOKEN } };
 const pause = Number(__ENV.FLOOR_SLEEP || 0);
-if (!(pause >= 0)) throw `FLOOR_SLEEP "${__ENV.FLOOR_SLEEP}" is not a number of seconds`;
+if (!(Number.isFinite(pause) && pause >= 0)) throw `FLOOR_SLEEP "${__ENV.FLOOR_SLEEP}" is not a number of seconds`;
 
 export default function () {
   const res = http.get(url, params);

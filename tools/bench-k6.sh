@@ -50,8 +50,20 @@ floor() { # <label> <sleep seconds>
     { echo "bench-k6: the floor run failed. Fix: read results/$testid/floor-$1.log" >&2; exit 1; }
 }
 [ -s "results/$testid/summary.json" ] || { echo "bench-k6: the CICO run wrote no summary. Fix: read results/$testid/k6.log" >&2; exit 1; }
-# Seconds between two requests of one VU in the CICO run: VUs / (requests per second).
-pace=$(node -e 'const s = JSON.parse(require("fs").readFileSync(process.argv[1], "utf8")); console.log((Number(process.argv[2]) / s.k6.metrics.http_reqs.values.rate).toFixed(4))' "results/$testid/summary.json" "$VUS")
+# Seconds between two requests of one VU in the CICO run's load phase: VUs / (requests per
+# second), counting the transactions' own requests (the per-API sub-metrics, not setup's and
+# teardown's) over the step's duration, not the whole run's.
+cico_rate() {
+  node -e '
+    const s = JSON.parse(require("fs").readFileSync(process.argv[1], "utf8"));
+    const m = s.k6.metrics;
+    const reqs = Object.entries(m).filter(([k]) => k.startsWith("http_req_duration{name:") && !k.includes(",vus:")).reduce((a, [, v]) => a + v.values.count, 0);
+    const seconds = parseFloat(s.meta.stepDuration);
+    if (!(reqs > 0 && seconds > 0)) process.exit(1);
+    console.log((reqs / seconds).toFixed(1));' "results/$testid/summary.json" 2>/dev/null
+}
+rate=$(cico_rate) || { echo "bench-k6: the CICO run's summary has no request counts. Fix: read results/$testid/k6.log" >&2; exit 1; }
+pace=$(node -e 'console.log((Number(process.argv[1]) / Number(process.argv[2])).toFixed(4))' "$VUS" "$rate")
 echo "==> bench-k6 floor: $VUS VUs, ${FLOOR_SECONDS}s of GET /admin/health (minifolio/bench-floor.js), unpaced, then one request per ${pace}s per VU"
 floor max 0
 floor paced "$pace"
@@ -60,7 +72,7 @@ floor paced "$pace"
 read -r user sys maxkb < <(tail -n1 "results/$testid/time.txt")
 read -r fuser fsys fmaxkb < <(tail -n1 "results/$testid/floor-max-time.txt")
 read -r puser psys pmaxkb < <(tail -n1 "results/$testid/floor-paced-time.txt")
-FLOOR_SECONDS=$FLOOR_SECONDS node --input-type=module - "results/$testid/summary.json" "$user" "$sys" "$maxkb" "$VUS" \
+FLOOR_SECONDS=$FLOOR_SECONDS CICO_RATE=$rate node --input-type=module - "results/$testid/summary.json" "$user" "$sys" "$maxkb" "$VUS" \
   "results/$testid/floor-max.json" "$fuser" "$fsys" "$fmaxkb" "results/$testid/floor-paced.json" "$puser" "$psys" "$pmaxkb" <<'JS'
 import { readFileSync } from 'node:fs';
 const [file, user, sys, maxkb, vus, floorFile, fuser, fsys, fmaxkb, pacedFile, puser, psys, pmaxkb] = process.argv.slice(2);
@@ -83,9 +95,9 @@ const floorUs = ((Number(fuser) + Number(fsys)) / floorReqs) * 1e6;
 // % of one core per 100 tx/s = CPU seconds per transaction x 100 (100 tx/s) / 1 core x 100 %.
 const floorPct = (floorUs * perTx) / 1e6 * 100 * 100;
 const pacedReqs = JSON.parse(readFileSync(pacedFile, 'utf8')).requests;
-const cicoRate = m.http_reqs.values.rate;
+const cicoRate = Number(process.env.CICO_RATE);
 const floorSeconds = Number(process.env.FLOOR_SECONDS);
 console.log(`k6 floor (bare GET, no check, no output): ${floorUs.toFixed(0)} us CPU per request, ${(Number(fmaxkb) / 1024 / Number(vus)).toFixed(2)} MB RSS per VU at ${(floorReqs / floorSeconds).toFixed(0)} requests/s`);
 console.log(`  at ${perTx.toFixed(1)} requests per transaction that floor alone is ${floorPct.toFixed(1)} % of one core per 100 transactions/s; these scripts cost ${(((cpu / tx) * 1e6) / perTx).toFixed(0)} us per request`);
-console.log(`  paced to the CICO run's ${cicoRate.toFixed(0)} requests/s (${(pacedReqs / floorSeconds).toFixed(0)}/s): ${(Number(pmaxkb) / 1024 / Number(vus)).toFixed(2)} MB RSS per VU; these scripts add ${(rssPerVuMB - Number(pmaxkb) / 1024 / Number(vus)).toFixed(2)} MB per VU to it`);
+console.log(`  paced to the CICO run's ${cicoRate.toFixed(0)} requests/s (reached ${(pacedReqs / floorSeconds).toFixed(0)}/s): ${(Number(pmaxkb) / 1024 / Number(vus)).toFixed(2)} MB RSS per VU; these scripts add ${(rssPerVuMB - Number(pmaxkb) / 1024 / Number(vus)).toFixed(2)} MB per VU to it`);
 JS

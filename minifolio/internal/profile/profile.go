@@ -52,7 +52,8 @@ type Profile struct {
 // standard deviation of its logarithm). Real response times are skewed: FOLIO's
 // reports put check-out's p95 about 1.5 times its average, which a sum of
 // uniform jitters cannot give (it tightens around the mean), and a log-normal
-// term on the slow APIs does. Its mean is TailMedianMs * exp(TailSigma^2 / 2).
+// term on the slow APIs does. Its mean is TailMedianMs * exp(TailSigma^2 / 2);
+// one draw is at most a minute (maxTail).
 type ServiceTime struct {
 	Module       string  `json:"module"`
 	Method       string  `json:"method,omitempty"`
@@ -66,6 +67,14 @@ type ServiceTime struct {
 // maxTailSigma bounds the tail's spread: at 2, one request in 10,000 already
 // takes 1,700 times the median.
 const maxTailSigma = 2
+
+// maxServiceMs bounds every part of a rule, and maxTail one tail draw: a
+// request held longer than a minute is a time-out in any client (k6's default
+// is 60 s), and the bound keeps a typo from overflowing time.Duration.
+const (
+	maxServiceMs = 60000
+	maxTail      = time.Minute
+)
 
 // PatronBlocks: the default ("summary") reads the maintained user_summary row,
 // as mod-patron-blocks does since Kiwi; "events" rebuilds the summary on every
@@ -163,11 +172,11 @@ func Parse(b []byte) (*Profile, error) {
 		return nil, errors.New(`"name" and "description" are required`)
 	}
 	for i, s := range p.ServiceTime {
-		if s.Module == "" || s.FixedMs < 0 || s.JitterMs < 0 {
-			return nil, fmt.Errorf("serviceTime[%d]: needs \"module\" and non-negative fixedMs/jitterMs", i)
+		if s.Module == "" || s.FixedMs < 0 || s.JitterMs < 0 || s.FixedMs > maxServiceMs || s.JitterMs > maxServiceMs {
+			return nil, fmt.Errorf("serviceTime[%d]: needs \"module\" and fixedMs/jitterMs between 0 and %d", i, maxServiceMs)
 		}
-		if s.TailMedianMs < 0 || s.TailSigma < 0 || s.TailSigma > maxTailSigma || (s.TailMedianMs > 0) != (s.TailSigma > 0) {
-			return nil, fmt.Errorf("serviceTime[%d]: tailMedianMs and tailSigma go together: a positive median and a sigma in (0, %d]", i, maxTailSigma)
+		if s.TailMedianMs < 0 || s.TailMedianMs > maxServiceMs || s.TailSigma < 0 || s.TailSigma > maxTailSigma || (s.TailMedianMs > 0) != (s.TailSigma > 0) {
+			return nil, fmt.Errorf("serviceTime[%d]: tailMedianMs and tailSigma go together: a median in (0, %d] and a sigma in (0, %d]", i, maxServiceMs, maxTailSigma)
 		}
 	}
 	switch p.PatronBlocks.Mode {
@@ -218,7 +227,9 @@ func (p *Profile) Delay(module, method, path string, rnd *rand.Rand) time.Durati
 			} else {
 				z = rand.NormFloat64()
 			}
-			d += time.Duration(s.TailMedianMs * math.Exp(s.TailSigma*z) * float64(time.Millisecond))
+			// Clamped in float64 first: a draw far out in the tail must not
+			// overflow the conversion.
+			d += time.Duration(math.Min(s.TailMedianMs*math.Exp(s.TailSigma*z)*float64(time.Millisecond), float64(maxTail)))
 		}
 		return d
 	}

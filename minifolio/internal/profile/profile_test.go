@@ -150,11 +150,31 @@ func TestDelayTailIsLogNormal(t *testing.T) {
 		`{"module":"m","fixedMs":1,"tailSigma":0.5}`,
 		`{"module":"m","fixedMs":1,"tailMedianMs":100,"tailSigma":2.5}`,
 		`{"module":"m","fixedMs":1,"tailMedianMs":-1,"tailSigma":0.5}`,
+		`{"module":"m","fixedMs":1,"tailMedianMs":1e12,"tailSigma":0.5}`,
 	} {
 		_, err := Parse([]byte(`{"name":"x","description":"d","serviceTime":[` + bad + `]}`))
 		if err == nil || !strings.Contains(err.Error(), "tailMedianMs and tailSigma go together") {
 			t.Errorf("Parse(%s) = %v, want the tail's error", bad, err)
 		}
+	}
+}
+
+// A draw far out in the tail is held at a minute, never wrapped into a
+// negative (no) delay.
+func TestDelayTailIsBounded(t *testing.T) {
+	p, err := Parse([]byte(`{"name":"x","description":"d","serviceTime":[
+	 {"module":"m","fixedMs":60000,"jitterMs":60000,"tailMedianMs":60000,"tailSigma":2}]}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := rand.New(rand.NewPCG(7, 8))
+	for i := 0; i < 2000; i++ {
+		if d := p.Delay("m", "GET", "/x", r); d < time.Minute || d > 3*time.Minute {
+			t.Fatalf("delay %v outside [1m, 3m]", d)
+		}
+	}
+	if _, err := Parse([]byte(`{"name":"x","description":"d","serviceTime":[{"module":"m","fixedMs":60001}]}`)); err == nil {
+		t.Error("fixedMs above a minute accepted")
 	}
 }
 
