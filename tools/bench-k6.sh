@@ -53,16 +53,18 @@ floor() { # <label> <sleep seconds>
 # Seconds between two requests of one VU in the CICO run's load phase: VUs / (requests per
 # second), counting the transactions' own requests (the per-API sub-metrics, not setup's and
 # teardown's) over the step's duration, not the whole run's.
-cico_rate() {
+# Prints "<requests> <requests per second>".
+cico_requests() {
   node -e '
     const s = JSON.parse(require("fs").readFileSync(process.argv[1], "utf8"));
     const m = s.k6.metrics;
     const reqs = Object.entries(m).filter(([k]) => k.startsWith("http_req_duration{name:") && !k.includes(",vus:")).reduce((a, [, v]) => a + v.values.count, 0);
     const seconds = parseFloat(s.meta.stepDuration);
     if (!(reqs > 0 && seconds > 0)) process.exit(1);
-    console.log((reqs / seconds).toFixed(1));' "results/$testid/summary.json" 2>/dev/null
+    console.log(reqs, (reqs / seconds).toFixed(1));' "results/$testid/summary.json" 2>/dev/null
 }
-rate=$(cico_rate) || { echo "bench-k6: the CICO run's summary has no request counts. Fix: read results/$testid/k6.log" >&2; exit 1; }
+counts=$(cico_requests) || { echo "bench-k6: the CICO run's summary has no request counts. Fix: read results/$testid/k6.log" >&2; exit 1; }
+read -r reqs rate <<<"$counts"
 pace=$(node -e 'console.log((Number(process.argv[1]) / Number(process.argv[2])).toFixed(4))' "$VUS" "$rate")
 echo "==> bench-k6 floor: $VUS VUs, ${FLOOR_SECONDS}s of GET /admin/health (minifolio/bench-floor.js), unpaced, then one request per ${pace}s per VU"
 floor max 0
@@ -72,7 +74,7 @@ floor paced "$pace"
 read -r user sys maxkb < <(tail -n1 "results/$testid/time.txt")
 read -r fuser fsys fmaxkb < <(tail -n1 "results/$testid/floor-max-time.txt")
 read -r puser psys pmaxkb < <(tail -n1 "results/$testid/floor-paced-time.txt")
-FLOOR_SECONDS=$FLOOR_SECONDS CICO_RATE=$rate node --input-type=module - "results/$testid/summary.json" "$user" "$sys" "$maxkb" "$VUS" \
+FLOOR_SECONDS=$FLOOR_SECONDS CICO_REQUESTS=$reqs CICO_RATE=$rate node --input-type=module - "results/$testid/summary.json" "$user" "$sys" "$maxkb" "$VUS" \
   "results/$testid/floor-max.json" "$fuser" "$fsys" "$fmaxkb" "results/$testid/floor-paced.json" "$puser" "$psys" "$pmaxkb" <<'JS'
 import { readFileSync } from 'node:fs';
 const [file, user, sys, maxkb, vus, floorFile, fuser, fsys, fmaxkb, pacedFile, puser, psys, pmaxkb] = process.argv.slice(2);
@@ -87,8 +89,9 @@ const rssPerVuMB = Number(maxkb) / 1024 / Number(vus);
 console.log(`transactions: ${tx} in ${seconds.toFixed(0)} s (${txPerS.toFixed(1)}/s, limited by the target)`);
 console.log(`k6 CPU: ${cpu.toFixed(1)} s = ${(cpu / tx * 1000).toFixed(2)} CPU s per 1,000 transactions = ${corePctPer100.toFixed(2)} % of one core per 100 transactions/s (target <= 5 %)`);
 console.log(`k6 peak RSS: ${(Number(maxkb) / 1024).toFixed(0)} MB = ${rssPerVuMB.toFixed(2)} MB per VU at ${vus} VUs (target <= 1 MB)`);
-// The transactions' own requests: the per-API sub-metrics (setup and teardown are not among them).
-const reqs = Object.entries(m).filter(([k]) => k.startsWith('http_req_duration{name:') && !k.includes(',vus:')).reduce((a, [, v]) => a + v.values.count, 0);
+// The transactions' own requests (counted above from the per-API sub-metrics; setup and teardown
+// are not among them).
+const reqs = Number(process.env.CICO_REQUESTS);
 const perTx = reqs / tx;
 const floorReqs = JSON.parse(readFileSync(floorFile, 'utf8')).requests;
 const floorUs = ((Number(fuser) + Number(fsys)) / floorReqs) * 1e6;
