@@ -50,6 +50,19 @@ func (f *itemPutFault) wrap(module string, h http.Handler) http.Handler {
 	return h
 }
 
+// failOnce sends one request with the fault armed and fails the test unless
+// the fault failed exactly one item PUT on its way.
+func (f *itemPutFault) failOnce(t *testing.T, e *env, method, path string, body any) response {
+	t.Helper()
+	f.armed.Store(true)
+	r := e.do(method, path, body)
+	f.armed.Store(false)
+	if n := f.fired.Load(); n != 1 {
+		t.Fatalf("the fault failed %d item PUTs, want 1 (%s %s answered %d %s)", n, method, path, r.status, r.body)
+	}
+	return r
+}
+
 // row runs a one-row query and scans it into dst.
 func row(t *testing.T, pool *pgxpool.Pool, sql string, args []any, dst ...any) {
 	t.Helper()
@@ -96,12 +109,7 @@ func TestCheckOutDeletesTheLoanWhenTheItemUpdateFails(t *testing.T) {
 		return all, open
 	}
 
-	fault.armed.Store(true)
-	r := e.do("POST", "/circulation/check-out-by-barcode", checkOutBody(f, ib, ub))
-	fault.armed.Store(false)
-	if n := fault.fired.Load(); n != 1 {
-		t.Fatalf("the fault failed %d item PUTs, want 1 (check-out answered %d %s)", n, r.status, r.body)
-	}
+	r := fault.failOnce(t, e, "POST", "/circulation/check-out-by-barcode", checkOutBody(f, ib, ub))
 	// writeFailure turns the *upstreamError into mod-circulation's
 	// ServerErrorFailure: 500 with the failed call in the text.
 	if want := "PUT /item-storage/items/" + itemID + " returned 500"; r.status != http.StatusInternalServerError ||
@@ -182,12 +190,7 @@ func TestCheckInReopensTheLoanWhenTheItemUpdateFails(t *testing.T) {
 	}
 	checkIn := map[string]any{"servicePointId": f.sp1, "checkInDate": "2026-11-22T11:00:00.000Z", "itemBarcode": ib}
 
-	fault.armed.Store(true)
-	r = e.do("POST", "/circulation/check-in-by-barcode", checkIn)
-	fault.armed.Store(false)
-	if n := fault.fired.Load(); n != 1 {
-		t.Fatalf("the fault failed %d item PUTs, want 1 (check-in answered %d %s)", n, r.status, r.body)
-	}
+	r = fault.failOnce(t, e, "POST", "/circulation/check-in-by-barcode", checkIn)
 	if want := "PUT /item-storage/items/" + itemID + " returned 500"; r.status != http.StatusInternalServerError ||
 		!strings.Contains(string(r.body), want) {
 		t.Fatalf("check-in with a failing item update: %d %q, want 500 with %q", r.status, r.body, want)
@@ -250,12 +253,7 @@ func TestCheckOutGoesOnWhenTheItemUpdateWasSavedButItsAnswerLost(t *testing.T) {
 	const ib, ub = "it-032", "u-032"
 	itemID := f.itemIDs[ib]
 
-	fault.armed.Store(true)
-	r := e.do("POST", "/circulation/check-out-by-barcode", checkOutBody(f, ib, ub))
-	fault.armed.Store(false)
-	if n := fault.fired.Load(); n != 1 {
-		t.Fatalf("the fault failed %d item PUTs, want 1 (check-out answered %d %s)", n, r.status, r.body)
-	}
+	r := fault.failOnce(t, e, "POST", "/circulation/check-out-by-barcode", checkOutBody(f, ib, ub))
 	if r.status != http.StatusCreated {
 		t.Fatalf("check-out whose item update was saved but answered 500: %d %s, want 201", r.status, r.body)
 	}
@@ -282,12 +280,7 @@ func TestCheckInGoesOnWhenTheItemUpdateWasSavedButItsAnswerLost(t *testing.T) {
 	}
 	loanID := str(r.json(t), "id")
 
-	fault.armed.Store(true)
-	r = e.do("POST", "/circulation/check-in-by-barcode", map[string]any{"servicePointId": f.sp1, "checkInDate": "2026-11-22T11:00:00.000Z", "itemBarcode": ib})
-	fault.armed.Store(false)
-	if n := fault.fired.Load(); n != 1 {
-		t.Fatalf("the fault failed %d item PUTs, want 1 (check-in answered %d %s)", n, r.status, r.body)
-	}
+	r = fault.failOnce(t, e, "POST", "/circulation/check-in-by-barcode", map[string]any{"servicePointId": f.sp1, "checkInDate": "2026-11-22T11:00:00.000Z", "itemBarcode": ib})
 	if ci := r.json(t); r.status != http.StatusOK || str(ci, "loan.status.name") != "Closed" {
 		t.Fatalf("check-in whose item update was saved but answered 500: %d %s, want 200 with the loan Closed", r.status, r.body)
 	}
@@ -308,9 +301,7 @@ func TestAFailedUndoIsReported(t *testing.T) {
 	e := newEnvWrapped(t, pool, tenant, "fast", fault.wrap)
 	const ib, ub = "it-034", "u-034"
 
-	fault.armed.Store(true)
-	r := e.do("POST", "/circulation/check-out-by-barcode", checkOutBody(f, ib, ub))
-	fault.armed.Store(false)
+	r := fault.failOnce(t, e, "POST", "/circulation/check-out-by-barcode", checkOutBody(f, ib, ub))
 	want := "undoing it with DELETE /loan-storage/loans/"
 	if r.status != http.StatusInternalServerError || !strings.Contains(string(r.body), want) ||
 		!strings.Contains(string(r.body), "PUT /item-storage/items/"+f.itemIDs[ib]+" returned 500") {
