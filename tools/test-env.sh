@@ -3,8 +3,13 @@
 # can run, and a recognisable password so tests can prove it never leaks into
 # logs or tags. Sourced by tools/test.sh; source it yourself to run one suite:
 #   source tools/test-env.sh && stack/stack.sh up && make test-e2e-cico
+# FP_TEST_PORT_OFFSET (default 0) shifts every port, so that two checkouts (e.g. two
+# git worktrees) can run their test stacks side by side.
 repo=${repo:-$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)}
-export FP_STACK_DIR=$repo/.stack/test FP_PG_PORT=55433 FP_INFLUX_PORT=58087 FP_INFLUX_RPC_PORT=58089 \
-  FP_TELEGRAF_PORT=58094 FP_MINIFOLIO_PORT=9230 FOLIO_DB_PASSWORD=fp-test-S3cret-pw
+off=${FP_TEST_PORT_OFFSET:-0}
+export FP_STACK_DIR=$repo/.stack/test FP_PG_PORT=$((55433 + off)) FP_INFLUX_PORT=$((58087 + off)) \
+  FP_INFLUX_RPC_PORT=$((58089 + off)) FP_TELEGRAF_PORT=$((58094 + off)) FP_MINIFOLIO_PORT=$((9230 + off)) \
+  FP_OPENSEARCH_PORT=$((59200 + off)) FOLIO_DB_PASSWORD=fp-test-S3cret-pw
+unset off
 export FP_PG_DSN="postgres://folio:$FOLIO_DB_PASSWORD@127.0.0.1:$FP_PG_PORT/folio?sslmode=disable"
 export FP_INFLUX_URL="http://127.0.0.1:$FP_INFLUX_PORT" FP_BIN=$repo/bin FP_REQUIRE_STACK=1
