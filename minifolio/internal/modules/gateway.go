@@ -108,12 +108,15 @@ func (o *okapiClient) storagePage(w http.ResponseWriter, r *http.Request, c call
 		writeRaw(w, status, body)
 		return nil, 0, false
 	}
+	// A 200 that is not a page is the storage module's fault, not an empty
+	// result: RMB always sends the collection and totalRecords.
 	var page map[string]json.RawMessage
-	if err := json.Unmarshal(body, &page); err == nil {
+	err = json.Unmarshal(body, &page)
+	if err == nil {
 		err = json.Unmarshal(page[key], &records)
-		if err == nil {
-			err = json.Unmarshal(page["totalRecords"], &total)
-		}
+	}
+	if err == nil {
+		err = json.Unmarshal(page["totalRecords"], &total)
 	}
 	if err != nil {
 		writeFailure(w, serverError(storagePath+" returned invalid JSON"))

@@ -153,3 +153,43 @@ func TestCICOThroughTheGatewayOnASeededTenant(t *testing.T) {
 		t.Fatalf("no token: %d, want 400", st)
 	}
 }
+
+// A storage module's 200 that is not a page (truncated, not JSON, the wrong
+// shape) is a 500 naming the storage path, never an empty page that the
+// caller would take for "no such item".
+func TestStoragePageRejectsAnInvalidPage(t *testing.T) {
+	pool, tenant, _ := newTenant(t)
+	bodies := []struct{ name, body string }{
+		{"truncated", `{"items": [{"id": "x"}`},
+		{"not JSON", `<html>oops</html>`},
+		{"wrong shape", `{"items": "none", "totalRecords": 0}`},
+		{"no totalRecords", `{"items": []}`},
+		{"no collection", `{"totalRecords": 3}`},
+	}
+	for _, b := range bodies {
+		t.Run(b.name, func(t *testing.T) {
+			e := newEnvWrapped(t, pool, tenant, "fast", func(module string, h http.Handler) http.Handler {
+				if module != "mod-inventory-storage" {
+					return h
+				}
+				return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+					if r.Method == http.MethodGet && r.URL.Path == "/item-storage/items" {
+						w.Header().Set("Content-Type", "application/json")
+						io.WriteString(w, b.body)
+						return
+					}
+					h.ServeHTTP(w, r)
+				})
+			})
+			res := e.do("GET", "/inventory/items?query=barcode%3D%3Dit-000", nil)
+			if res.status != http.StatusInternalServerError || !strings.Contains(string(res.body), "/item-storage/items") {
+				t.Fatalf("storage answered 200 %q: got %d %s, want 500 naming the storage path", b.body, res.status, res.body)
+			}
+		})
+	}
+	// The same route with the real storage module still pages.
+	e := newEnv(t, pool, tenant, "fast")
+	if res := e.do("GET", "/inventory/items?query=barcode%3D%3Dit-000", nil); res.status != http.StatusOK || res.json(t)["totalRecords"] != float64(1) {
+		t.Fatalf("real storage: %d %s", res.status, res.body)
+	}
+}
