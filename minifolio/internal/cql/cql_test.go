@@ -336,6 +336,10 @@ func TestErrors(t *testing.T) {
 		{`a==1 sortby "x y"`, `invalid sort index: "x y"`},
 		// cql-java's quirk: a run of words followed by a relation is an index.
 		{`barcode==x y==z`, `invalid index name: "x y"`},
+		// PostgreSQL cannot hold a NUL: refused before it reaches the database.
+		{"barcode==\"a\x00b\"", "invalid CQL: NUL character (%00) at position 11"},
+		{"barcode==a\x00", "invalid CQL: NUL character (%00) at position 10"},
+		{"a==1 sortby \x00", "invalid CQL: NUL character (%00) at position 12"},
 	}
 	for _, c := range cases {
 		_, err := ToSQL(c.query, itemT, 1)

@@ -72,7 +72,14 @@ type parser struct {
 // and/or/not/prox are left-associative with equal precedence, an unquoted
 // run of words is one term, "index rel (subquery)" lets the sub-query's
 // own index win, and leftover tokens are "junk after end".
+//
+// A NUL character is refused wherever it is: PostgreSQL's text and jsonb
+// cannot hold one, so the query could only fail in the database (SQLSTATE
+// 22021), which would be a 500 for what is the client's mistake.
 func Parse(src string) (*Query, error) {
+	if i := strings.IndexByte(src, 0); i >= 0 {
+		return nil, errorf(i, "invalid CQL: NUL character (%%00) at position %d", i)
+	}
 	p := &parser{lx: newLexer(src)}
 	if err := p.lx.next(); err != nil {
 		return nil, err

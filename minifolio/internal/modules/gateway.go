@@ -214,7 +214,18 @@ func query(path, cql string, limit int) string {
 
 // cqlString quotes a value for CQL ("..." with \ and " escaped, and the
 // masking characters * ? ^ escaped so a barcode is matched literally).
+//
+// A value with a NUL byte (a barcode sent as \u0000) can equal no record:
+// PostgreSQL text cannot hold one, and storage refuses such a query with 400.
+// It becomes `"" not cql.allRecords=1`, so `barcode==<it>` reads "barcode is
+// empty and not true", which matches nothing, also when and-ed with more
+// clauses (booleans are left-associative): the module answers its own "not
+// found", as for any unknown barcode, instead of turning storage's 400 into a
+// 500. Callers put it in a clause alone or joined with and, never after an or.
 func cqlString(s string) string {
+	if strings.IndexByte(s, 0) >= 0 {
+		return `"" not cql.allRecords=1`
+	}
 	var b strings.Builder
 	b.WriteByte('"')
 	for _, r := range s {

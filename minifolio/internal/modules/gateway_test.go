@@ -18,19 +18,20 @@ import (
 	"github.com/folio-perf/folio-perf/minifolio/internal/seed"
 	"github.com/folio-perf/folio-perf/minifolio/internal/storage"
 	"github.com/folio-perf/folio-perf/minifolio/internal/storage/storagetest"
+	"github.com/jackc/pgx/v5/pgxpool"
 )
 
-// The whole path a load test takes: `minifolio seed`'s data, the real Okapi
-// gateway (login, token, routing, X-Okapi-Url/User-Id), every module, and
-// module-to-module calls back through the gateway with the caller's token.
-func TestCICOThroughTheGatewayOnASeededTenant(t *testing.T) {
+// seededGateway is a seeded tenant behind the real Okapi gateway with every
+// module on its own server; call sends one request through the gateway.
+func seededGateway(t *testing.T) (pool *pgxpool.Pool, tenant string, call func(method, path, token string, body any) (int, string)) {
+	t.Helper()
 	ctx := context.Background()
 	pool, err := storage.Open(ctx, storagetest.DSN(t), 24)
 	if err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(pool.Close)
-	tenant := storagetest.TenantName("modgw")
+	tenant = storagetest.TenantName("modgw")
 	if _, err := seed.Run(ctx, pool, seed.Options{Tenant: tenant, AdminUser: "folio_admin", AdminPassword: "admin",
 		Items: 40, Users: 10, Loans: 3}); err != nil {
 		t.Fatal(err)
@@ -63,18 +64,28 @@ func TestCICOThroughTheGatewayOnASeededTenant(t *testing.T) {
 	go gw.Serve(ln)
 	t.Cleanup(func() { gw.Close() })
 
-	call := func(method, path, token string, body any) (int, string) {
+	call = func(method, path, token string, body any) (int, string) {
 		t.Helper()
 		var rd io.Reader
-		if body != nil {
-			b, _ := json.Marshal(body)
-			rd = strings.NewReader(string(b))
+		expect := false
+		switch b := body.(type) {
+		case nil:
+		case expectContinue:
+			rd, expect = b.Reader, true
+		case io.Reader:
+			rd = b
+		default:
+			j, _ := json.Marshal(b)
+			rd = strings.NewReader(string(j))
 		}
 		req, _ := http.NewRequest(method, gwURL+path, rd)
 		req.Header.Set("X-Okapi-Tenant", tenant)
 		req.Header.Set("Content-Type", "application/json")
 		if token != "" {
 			req.Header.Set("X-Okapi-Token", token)
+		}
+		if expect {
+			req.Header.Set("Expect", "100-continue")
 		}
 		resp, err := http.DefaultClient.Do(req)
 		if err != nil {
@@ -87,6 +98,19 @@ func TestCICOThroughTheGatewayOnASeededTenant(t *testing.T) {
 		}
 		return resp.StatusCode, string(b)
 	}
+	return pool, tenant, call
+}
+
+// expectContinue is a body that call sends with "Expect: 100-continue", as
+// curl does for any body over 1 MB.
+type expectContinue struct{ io.Reader }
+
+// The whole path a load test takes: `minifolio seed`'s data, the real Okapi
+// gateway (login, token, routing, X-Okapi-Url/User-Id), every module, and
+// module-to-module calls back through the gateway with the caller's token.
+func TestCICOThroughTheGatewayOnASeededTenant(t *testing.T) {
+	ctx := context.Background()
+	pool, tenant, call := seededGateway(t)
 	st, token := call("POST", "/authn/login", "", map[string]string{"username": "folio_admin", "password": "admin"})
 	if st != 201 || token == "" {
 		t.Fatalf("login: %d", st)
@@ -191,5 +215,111 @@ func TestStoragePageRejectsAnInvalidPage(t *testing.T) {
 	e := newEnv(t, pool, tenant, "fast")
 	if res := e.do("GET", "/inventory/items?query=barcode%3D%3Dit-000", nil); res.status != http.StatusOK || res.json(t)["totalRecords"] != float64(1) {
 		t.Fatalf("real storage: %d %s", res.status, res.body)
+	}
+}
+
+// A NUL byte in a query or a barcode is the client's mistake, never a 500:
+// PostgreSQL cannot store or compare it (SQLSTATE 22021/22P05), so storage
+// refuses the query with 400 as RMB does for bad CQL, and the business modules
+// answer their own "not found" for a barcode nobody can have.
+func TestNULByteIsAClientError(t *testing.T) {
+	pool, tenant, f := newTenant(t)
+	e := newEnv(t, pool, tenant, "fast")
+	gets := []string{
+		"/users?query=barcode%3D%3Da%00b", "/groups?query=group%3D%3D%00", "/proxiesfor?query=userId%3D%3D%00",
+		"/item-storage/items?query=barcode%3D%3D%00", "/holdings-storage/holdings?query=id%3D%3D%00",
+		"/instance-storage/instances?query=title%3D%00", "/service-points?query=name%3D%3D%00",
+		"/service-points-users?query=userId%3D%3D%00", "/locations?query=name%3D%3D%00", "/material-types?query=name%3D%00",
+		"/loan-types?query=name%3D%00", "/loan-storage/loans?query=itemId%3D%3D%00", "/request-storage/requests?query=itemId%3D%3D%00",
+		"/loan-policy-storage/loan-policies?query=name%3D%00", "/accounts?query=userId%3D%3D%00", "/manualblocks?query=userId%3D%3D%00",
+		"/feefines?query=feeFineType%3D%00", "/notes?query=title%3D%00", "/patron-block-conditions?query=name%3D%00",
+		"/patron-block-limits?query=patronGroupId%3D%3D%00", "/configurations/entries?query=module%3D%3D%00",
+		"/inventory/items?query=barcode%3D%3D%00", "/circulation/loans?query=itemId%3D%3D%00", "/circulation/requests?query=itemId%3D%3D%00",
+		"/users?query=barcode%3D%3Dx%20sortBy%20%00", "/note-links/domain/users/type/user/id/%00",
+	}
+	for _, g := range gets {
+		if r := e.do("GET", g, nil); r.status != http.StatusBadRequest {
+			t.Errorf("GET %s: %d %.120q, want 400", g, r.status, r.body)
+		}
+	}
+	if r := e.do("GET", "/users?query=barcode%3D%3Da%00b", nil); !strings.Contains(string(r.body), "NUL character") {
+		t.Errorf("the 400 does not name the cause: %q", r.body)
+	}
+	posts := []struct {
+		path string
+		body any
+		want int
+		msg  string
+	}{
+		{"/circulation/check-out-by-barcode", checkOutBody(f, "it-0\x0020", "u-020"), 422, "No item with barcode"},
+		{"/circulation/check-out-by-barcode", checkOutBody(f, "it-020", "u-\x00020"), 422, "Could not find user with matching barcode"},
+		{"/circulation/check-in-by-barcode", map[string]any{"servicePointId": f.sp1, "checkInDate": "2026-11-22T11:00:00Z", "itemBarcode": "a\x00b"}, 422, "No item with barcode"},
+		{"/users", map[string]any{"username": "a\x00b", "active": true}, 400, "Unicode"},
+		{"/item-storage/items", map[string]any{"barcode": "a\x00b", "holdingsRecordId": f.holdings, "status": map[string]any{"name": "Available"},
+			"materialTypeId": newUUID(), "permanentLoanTypeId": newUUID()}, 400, "Unicode"},
+	}
+	for _, p := range posts {
+		if r := e.do("POST", p.path, p.body); r.status != p.want || !strings.Contains(string(r.body), p.msg) {
+			t.Errorf("POST %s %v: %d %.160q, want %d with %q", p.path, p.body, r.status, r.body, p.want, p.msg)
+		}
+	}
+	// The refused check-out changed nothing: it-020 is still Available.
+	var status string
+	pool.QueryRow(t.Context(), `SELECT jsonb->'status'->>'name' FROM `+tenant+`_mod_inventory_storage.item WHERE jsonb->>'barcode' = 'it-020'`).Scan(&status)
+	if status != "Available" {
+		t.Errorf("it-020 is %q after refused check-outs", status)
+	}
+}
+
+// cqlString's stand-in for a value with a NUL matches nothing, alone and
+// joined with and on either side, and leaves every other value as it was.
+func TestCQLStringOfANULMatchesNothing(t *testing.T) {
+	for _, q := range []string{"barcode==" + cqlString("a\x00"), "barcode==" + cqlString("\x00") + ` and status.name=="Available"`,
+		`status.name=="Available" and barcode==` + cqlString("x\x00y")} {
+		if strings.IndexByte(q, 0) >= 0 || !strings.Contains(q, "not cql.allRecords=1") {
+			t.Errorf("%q still carries the NUL or lacks the never-true clause", q)
+		}
+	}
+	if got := cqlString(`it-"1"*`); got != `"it-\"1\"\*"` {
+		t.Errorf("cqlString of an ordinary barcode: %s", got)
+	}
+}
+
+// A body too large for the module is a 413 through the gateway every time,
+// whether its size is declared (Content-Length) or not (chunked): the module
+// stops reading at its limit and closes the connection, and a gateway that
+// forwarded the rest lost the module's 413 to a reset connection (a 500
+// "Connection to module failed") now and then.
+func TestTooLargeBodyIs413ThroughTheGateway(t *testing.T) {
+	_, _, call := seededGateway(t)
+	st, token := call("POST", "/authn/login", "", map[string]string{"username": "folio_admin", "password": "admin"})
+	if st != 201 {
+		t.Fatalf("login: %d", st)
+	}
+	big := func(n int) string { return `{"itemBarcode":"` + strings.Repeat("x", n) + `"}` }
+	cases := []struct {
+		name, path string
+		body       func() io.Reader
+	}{
+		{"10 MB check-out", "/circulation/check-out-by-barcode", func() io.Reader { return strings.NewReader(big(10 << 20)) }},
+		{"10 MB chunked check-in", "/circulation/check-in-by-barcode", func() io.Reader { return io.MultiReader(strings.NewReader(big(10 << 20))) }},
+		{"2 MB check-out (over the module's 1 MiB)", "/circulation/check-out-by-barcode", func() io.Reader { return strings.NewReader(big(2 << 20)) }},
+		{"10 MB check-out, Expect: 100-continue (curl)", "/circulation/check-out-by-barcode", func() io.Reader {
+			return expectContinue{strings.NewReader(big(10 << 20))}
+		}},
+		{"10 MB item", "/item-storage/items", func() io.Reader { return strings.NewReader(big(10 << 20)) }},
+		{"10 MB chunked user", "/users", func() io.Reader { return io.MultiReader(strings.NewReader(big(10 << 20))) }},
+	}
+	for _, c := range cases {
+		for i := 0; i < 8; i++ {
+			if st, body := call("POST", c.path, token, c.body()); st != http.StatusRequestEntityTooLarge {
+				t.Fatalf("%s, attempt %d: %d %.200s, want 413", c.name, i+1, st, body)
+			}
+		}
+	}
+	// The gateway still serves ordinary bodies after refusing the big ones.
+	if st, body := call("POST", "/circulation/check-out-by-barcode", token, map[string]any{"itemBarcode": "nope", "userBarcode": "nope",
+		"servicePointId": newUUID()}); st != 422 {
+		t.Fatalf("ordinary check-out after the big ones: %d %s", st, body)
 	}
 }

@@ -341,8 +341,8 @@ func (c *Collection) fail(w http.ResponseWriter, r *http.Request, err error, okS
 	WriteStorageError(w, r, c.log(), c.Table, err)
 }
 
-// WriteStorageError maps a storage error to RMB's response: bad CQL 400,
-// unknown record 404, unique violation 422, missing tenant schema 400, else 500
+// WriteStorageError maps a storage error to RMB's response: bad CQL or a
+// value PostgreSQL cannot hold (a NUL byte) 400, unknown record 404, unique violation 422, missing tenant schema 400, else 500
 // with the cause only in the log (nil log: slog.Default()).
 func WriteStorageError(w http.ResponseWriter, r *http.Request, log *slog.Logger, t *Table, err error) {
 	if log == nil {
@@ -368,6 +368,12 @@ func WriteStorageError(w http.ResponseWriter, r *http.Request, log *slog.Logger,
 	case errors.As(err, &pe) && pe.Code == "22P02":
 		// e.g. a FK field that is not a UUID (the generated column's cast)
 		WriteErrors(w, http.StatusUnprocessableEntity, ValidationError{Message: pe.Message, Type: "1", Code: "-1"})
+	case errors.As(err, &pe) && strings.HasPrefix(pe.Code, "22"):
+		// Any other data exception (22021 a NUL byte in text, 22P05 \u0000 in
+		// jsonb, 22001 too long, ...) is the client's value that PostgreSQL
+		// cannot store or compare: RMB answers a class-22 error with 400 and
+		// the database's message.
+		TextError(w, http.StatusBadRequest, pe.Message)
 	case IsUndefinedTable(err):
 		TextError(w, http.StatusBadRequest, "No such Tenant "+r.Header.Get("X-Okapi-Tenant"))
 	default:
