@@ -22,8 +22,10 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"math"
 	"net/http"
 	"net/url"
+	"strconv"
 	"strings"
 	"sync"
 	"time"
@@ -47,7 +49,29 @@ type Config struct {
 	Password     string
 	PushInterval time.Duration
 	TagsAsFields []tagField
+
+	// BatchBytes caps one write's body (K6_INFLUXDB_BATCH_BYTES, default
+	// 4 MiB): InfluxDB 1.x refuses a body over its max-body-size (25 MB by
+	// default) with 413 and keeps none of it. A 413 still halves the batch.
+	BatchBytes int
+	// RetryTimeout is how long a batch is retried, counted from when it was
+	// encoded (K6_INFLUXDB_RETRY_TIMEOUT, default 60s; 0 = never retried).
+	RetryTimeout time.Duration
+	// BufferBytes caps the encoded batches waiting for InfluxDB
+	// (K6_INFLUXDB_BUFFER_BYTES, default 256 MiB); past it the oldest go.
+	BufferBytes int64
+	// LossFile, when set (K6_INFLUXDB_LOSS_FILE), receives the counts of
+	// samples written and lost, as JSON, when the output stops.
+	LossFile string
 }
+
+// Defaults of the delivery settings.
+const (
+	DefaultBatchBytes   = 4 << 20
+	DefaultRetryTimeout = 60 * time.Second
+	DefaultBufferBytes  = 256 << 20
+	minBatchBytes       = 1 << 10
+)
 
 // ParseConfig reads the -o argument and the environment. As in k6's output,
 // the URL's parts win over K6_INFLUXDB_ADDR, K6_INFLUXDB_DB,
@@ -55,7 +79,8 @@ type Config struct {
 // K6_INFLUXDB_TAGS_AS_FIELDS keeps the default.
 func ParseConfig(arg string, env map[string]string) (Config, error) {
 	c := Config{Addr: env["K6_INFLUXDB_ADDR"], DB: "k6", Username: env["K6_INFLUXDB_USERNAME"], Password: env["K6_INFLUXDB_PASSWORD"],
-		PushInterval: time.Second, TagsAsFields: []tagField{{"vu", String}, {"iter", String}, {"url", String}}}
+		PushInterval: time.Second, TagsAsFields: []tagField{{"vu", String}, {"iter", String}, {"url", String}},
+		BatchBytes: DefaultBatchBytes, RetryTimeout: DefaultRetryTimeout, BufferBytes: DefaultBufferBytes, LossFile: env["K6_INFLUXDB_LOSS_FILE"]}
 	if v := env["K6_INFLUXDB_DB"]; v != "" {
 		c.DB = v
 	}
@@ -86,6 +111,30 @@ func ParseConfig(arg string, env map[string]string) (Config, error) {
 		}
 		c.PushInterval = d
 	}
+	if v := env["K6_INFLUXDB_RETRY_TIMEOUT"]; v != "" {
+		d, err := time.ParseDuration(v)
+		if v == "0" {
+			d, err = 0, nil
+		}
+		if err != nil || d < 0 {
+			return c, fmt.Errorf("K6_INFLUXDB_RETRY_TIMEOUT %q is not a duration (e.g. 60s; 0 never retries)", v)
+		}
+		c.RetryTimeout = d
+	}
+	if v := env["K6_INFLUXDB_BATCH_BYTES"]; v != "" {
+		n, err := parseBytes(v)
+		if err != nil || n < minBatchBytes || n > 1<<30 {
+			return c, fmt.Errorf("K6_INFLUXDB_BATCH_BYTES %q is not a size between 1KiB and 1GiB (e.g. 4MiB, below InfluxDB's max-body-size)", v)
+		}
+		c.BatchBytes = int(n)
+	}
+	if v := env["K6_INFLUXDB_BUFFER_BYTES"]; v != "" {
+		n, err := parseBytes(v)
+		if err != nil || n < int64(c.BatchBytes) {
+			return c, fmt.Errorf("K6_INFLUXDB_BUFFER_BYTES %q is not a size of at least one batch (%d bytes), e.g. 256MiB", v, c.BatchBytes)
+		}
+		c.BufferBytes = n
+	}
 	if v := env["K6_INFLUXDB_TAGS_AS_FIELDS"]; strings.TrimSpace(v) != "" {
 		if c.TagsAsFields, err = parseTagsAsFields(v); err != nil {
 			return c, err
@@ -97,6 +146,27 @@ func ParseConfig(arg string, env map[string]string) (Config, error) {
 		}
 	}
 	return c, nil
+}
+
+// parseBytes reads a size: a number of bytes, or with KiB, MiB, GiB (or
+// KB, MB, GB, taken as the binary units too).
+func parseBytes(v string) (int64, error) {
+	s := strings.TrimSpace(v)
+	mult := int64(1)
+	for _, u := range []struct {
+		suffix string
+		mult   int64
+	}{{"KiB", 1 << 10}, {"MiB", 1 << 20}, {"GiB", 1 << 30}, {"KB", 1 << 10}, {"MB", 1 << 20}, {"GB", 1 << 30}, {"B", 1}} {
+		if strings.HasSuffix(s, u.suffix) {
+			s, mult = strings.TrimSpace(strings.TrimSuffix(s, u.suffix)), u.mult
+			break
+		}
+	}
+	n, err := strconv.ParseInt(s, 10, 64)
+	if err != nil || n < 0 || n > math.MaxInt64/mult {
+		return 0, fmt.Errorf("%q is not a size", v)
+	}
+	return n * mult, nil
 }
 
 // parseTagsAsFields reads "vu:int,iter:int,url" (kinds string, int, float,
@@ -144,7 +214,9 @@ func redact(s string) string {
 	return s
 }
 
-// Output buffers samples and writes them every PushInterval.
+// Output buffers samples, encodes them every PushInterval into batches of at
+// most BatchBytes and hands the batches to a sender (sender.go) that writes
+// them in order, retrying for up to RetryTimeout.
 type Output struct {
 	output.SampleBuffer
 
@@ -152,10 +224,10 @@ type Output struct {
 	logger  logrus.FieldLogger
 	client  *http.Client
 	flusher *output.PeriodicFlusher
+	send    *sender
 
-	mu      sync.Mutex // one flush at a time: the encoder is reused
-	enc     *encoder
-	lastLen int // the previous batch's size, to size the next one's buffer
+	mu  sync.Mutex // one flush at a time: the encoder is reused
+	enc *encoder
 }
 
 // New is the output's constructor for k6.
@@ -164,9 +236,16 @@ func New(p output.Params) (output.Output, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &Output{cfg: cfg, logger: p.Logger.WithField("output", Name), enc: newEncoder(cfg.TagsAsFields),
-		client: &http.Client{Timeout: 30 * time.Second}}, nil
+	o := &Output{cfg: cfg, logger: p.Logger.WithField("output", Name), enc: newEncoder(cfg.TagsAsFields),
+		client: &http.Client{Timeout: writeTimeout}}
+	o.send = newSender(cfg, o.logger, o.post)
+	return o, nil
 }
+
+// writeTimeout bounds one request. A write that times out is retried; if
+// InfluxDB had received it after all, the second copy overwrites the first
+// (same series, same timestamp), so nothing is counted twice.
+const writeTimeout = 10 * time.Second
 
 // Description is shown by k6 run.
 func (o *Output) Description() string {
@@ -176,7 +255,7 @@ func (o *Output) Description() string {
 // Start creates the database if it is missing (harmless when it exists or the
 // user may not create it, as in k6's output) and starts flushing.
 func (o *Output) Start() error {
-	if err := o.post("/query", url.Values{"q": {`CREATE DATABASE "` + strings.ReplaceAll(o.cfg.DB, `"`, `\"`) + `"`}}, nil); err != nil {
+	if _, _, err := o.post("/query", url.Values{"q": {`CREATE DATABASE "` + strings.ReplaceAll(o.cfg.DB, `"`, `\"`) + `"`}}, nil); err != nil {
 		o.logger.WithError(err).Debug("Couldn't create database; most likely harmless")
 	}
 	pf, err := output.NewPeriodicFlusher(o.cfg.PushInterval, o.flush)
@@ -184,12 +263,28 @@ func (o *Output) Start() error {
 		return err
 	}
 	o.flusher = pf
+	o.send.start()
 	return nil
 }
 
-// Stop writes what is left.
+// Stop encodes what is left, waits until every batch is written or given up
+// (at most RetryTimeout after it was encoded), then reports what was lost:
+// a line on k6's log when anything was, and the counts in LossFile.
 func (o *Output) Stop() error {
 	o.flusher.Stop()
+	o.send.close()
+	r := o.send.report()
+	if r.Dropped > 0 {
+		o.logger.WithField("reasons", r.reasonText()).Errorf("Lost %d of %d samples (%.2f %%) on the way to InfluxDB", r.Dropped, r.Samples, 100*r.Share)
+	} else {
+		o.logger.Debugf("All %d samples written to InfluxDB", r.Samples)
+	}
+	if o.cfg.LossFile != "" {
+		if err := r.writeFile(o.cfg.LossFile); err != nil {
+			o.logger.WithError(err).Error("Couldn't write the sample-loss report")
+			return err
+		}
+	}
 	return nil
 }
 
@@ -200,32 +295,41 @@ func (o *Output) flush() {
 	}
 	o.mu.Lock()
 	defer o.mu.Unlock()
-	// A new buffer per batch: net/http may still read a request body after
-	// Do returns (an early error answer), so the previous one is not reused.
-	b := make([]byte, 0, o.lastLen+o.lastLen/4)
+	limit := o.send.batchLimit()
+	now := time.Now()
+	b := make([]byte, 0, min(limit, 64<<10))
 	n := 0
 	for _, c := range containers {
 		for _, s := range c.GetSamples() {
+			l := len(b)
 			b = o.enc.appendSample(b, s)
+			if len(b) == l {
+				o.send.skipped.Add(1)
+				continue
+			}
 			n++
+			// Cut before the line that passes the limit (a line alone larger
+			// than the limit goes in a batch of its own).
+			if len(b) > limit && l > 0 {
+				line := b[l:]
+				o.send.enqueue(&batch{body: b[:l:l], points: n - 1, born: now})
+				b = append(make([]byte, 0, min(limit, 64<<10)), line...)
+				n = 1
+			}
 		}
 	}
 	o.enc.reset()
-	o.lastLen = len(b)
-	start := time.Now()
-	if err := o.post("/write", url.Values{"db": {o.cfg.DB}}, b); err != nil {
-		o.logger.WithError(err).WithField("samples", n).Error("Couldn't write stats")
-		return
-	}
-	if t := time.Since(start); t > o.cfg.PushInterval {
-		o.logger.WithField("t", t).Warn("Writing to InfluxDB took longer than the push interval; samples queue up in k6's memory")
+	if n > 0 {
+		o.send.enqueue(&batch{body: b, points: n, born: now})
 	}
 }
 
-func (o *Output) post(path string, q url.Values, body []byte) error {
+// post sends one request; a status other than 200/204 comes back with the
+// start of InfluxDB's message.
+func (o *Output) post(path string, q url.Values, body []byte) (int, string, error) {
 	req, err := http.NewRequest(http.MethodPost, o.cfg.Addr+path+"?"+q.Encode(), bytes.NewReader(body))
 	if err != nil {
-		return err
+		return 0, "", err
 	}
 	req.Header.Set("User-Agent", "k6")
 	if o.cfg.Username != "" {
@@ -233,14 +337,14 @@ func (o *Output) post(path string, q url.Values, body []byte) error {
 	}
 	resp, err := o.client.Do(req)
 	if err != nil {
-		return err
+		return 0, "", err
 	}
 	defer resp.Body.Close()
 	msg, _ := io.ReadAll(io.LimitReader(resp.Body, 4096))
 	if resp.StatusCode != http.StatusNoContent && resp.StatusCode != http.StatusOK {
-		return fmt.Errorf("%s answered %d: %s", path, resp.StatusCode, strings.TrimSpace(string(msg)))
+		return resp.StatusCode, strings.TrimSpace(string(msg)), fmt.Errorf("%s answered %d: %s", path, resp.StatusCode, strings.TrimSpace(string(msg)))
 	}
-	return nil
+	return resp.StatusCode, "", nil
 }
 
 var _ output.Output = (*Output)(nil)

@@ -1,0 +1,286 @@
+package influxout
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"net/http"
+	"net/url"
+	"os"
+	"regexp"
+	"sort"
+	"strconv"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/sirupsen/logrus"
+)
+
+// batch is encoded line protocol waiting to be written: whole lines, at most
+// one write's worth.
+type batch struct {
+	body   []byte
+	points int
+	born   time.Time // when it was encoded: its retries end RetryTimeout later
+}
+
+// poster sends one request: the status (0 without an answer), InfluxDB's
+// message for a status other than 200/204, and an error for anything but
+// success.
+type poster func(path string, q url.Values, body []byte) (int, string, error)
+
+// sender writes batches to InfluxDB one at a time and in order, from its own
+// goroutine, so a slow or absent InfluxDB never holds up k6's flush: batches
+// queue up meanwhile, bounded by BufferBytes.
+//
+// What happens to a failed write:
+//   - no answer, 5xx, 408 or 429: retried with exponential backoff (0.2 s
+//     doubling to 5 s) until RetryTimeout after the batch was encoded, then
+//     dropped and counted;
+//   - 413 (body over InfluxDB's max-body-size): the batch is split in two
+//     and both halves are sent, and later batches are cut at half the size;
+//     a single line refused with 413 is dropped and counted;
+//   - any other 4xx: dropped and counted at once. InfluxDB refused these
+//     bytes themselves (400 unparseable or a field type conflict, 401/403 bad
+//     credentials, 404 no such database): sending them again gets the same
+//     answer, and retrying would only hold up the batches behind them. A 400
+//     "partial write" counts only the points InfluxDB says it dropped.
+type sender struct {
+	cfg    Config
+	logger logrus.FieldLogger
+	post   poster
+
+	limit   atomic.Int64 // current batch size limit (halved by a 413)
+	skipped atomic.Int64 // samples InfluxDB cannot store (NaN, ±Inf), never sent
+
+	mu      sync.Mutex
+	wake    *sync.Cond
+	queue   []*batch
+	queued  int64 // bytes in queue
+	closed  bool
+	points  int64 // every point handed to the sender
+	written int64
+	dropped int64
+	reasons map[string]int64
+	lastLog time.Time // of the last "dropped" log line, to keep a long outage from flooding the log
+
+	done chan struct{}
+	// sleep waits between retries; tests shorten it.
+	sleep func(time.Duration)
+}
+
+func newSender(cfg Config, logger logrus.FieldLogger, post poster) *sender {
+	s := &sender{cfg: cfg, logger: logger, post: post, reasons: map[string]int64{}, done: make(chan struct{}), sleep: time.Sleep}
+	s.wake = sync.NewCond(&s.mu)
+	s.limit.Store(int64(cfg.BatchBytes))
+	return s
+}
+
+func (s *sender) batchLimit() int { return int(s.limit.Load()) }
+
+func (s *sender) start() { go s.run() }
+
+// enqueue adds b; when the waiting batches pass BufferBytes, the oldest are
+// dropped (the newest samples are the ones a live dashboard shows).
+func (s *sender) enqueue(b *batch) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.points += int64(b.points)
+	s.queue = append(s.queue, b)
+	s.queued += int64(len(b.body))
+	for s.queued > s.cfg.BufferBytes && len(s.queue) > 1 {
+		old := s.queue[0]
+		s.queue[0] = nil
+		s.queue = s.queue[1:]
+		s.queued -= int64(len(old.body))
+		s.dropLocked(old.points, fmt.Sprintf("buffer full (K6_INFLUXDB_BUFFER_BYTES=%d)", s.cfg.BufferBytes))
+	}
+	s.wake.Signal()
+}
+
+// close lets the queue drain and waits for it: every batch is written or
+// dropped by then, at most RetryTimeout after the last one was encoded.
+func (s *sender) close() {
+	s.mu.Lock()
+	s.closed = true
+	s.wake.Broadcast()
+	s.mu.Unlock()
+	<-s.done
+}
+
+func (s *sender) run() {
+	defer close(s.done)
+	for {
+		s.mu.Lock()
+		for len(s.queue) == 0 && !s.closed {
+			s.wake.Wait()
+		}
+		if len(s.queue) == 0 {
+			s.mu.Unlock()
+			return
+		}
+		b := s.queue[0]
+		s.queue[0] = nil
+		s.queue = s.queue[1:]
+		s.queued -= int64(len(b.body))
+		s.mu.Unlock()
+		s.write(b)
+	}
+}
+
+var partialDropped = regexp.MustCompile(`dropped=(\d+)`)
+
+// write sends b until it is written or given up (see sender).
+func (s *sender) write(b *batch) {
+	backoff := 200 * time.Millisecond
+	failing := false
+	for {
+		status, msg, err := s.post("/write", url.Values{"db": {s.cfg.DB}}, b.body)
+		switch {
+		case err == nil:
+			if failing {
+				s.logger.Infof("InfluxDB takes writes again after %s", time.Since(b.born).Round(time.Second))
+			}
+			s.count(b.points, 0, "")
+			return
+		case status == http.StatusRequestEntityTooLarge:
+			if b.points <= 1 {
+				s.count(0, b.points, "413: a point larger than InfluxDB's max-body-size")
+				return
+			}
+			if half := int64(len(b.body) / 2); half < s.limit.Load() {
+				s.limit.Store(max(half, minBatchBytes))
+				s.logger.Warnf("InfluxDB refused a %d-byte write as too large (413, its max-body-size); writes are cut at %d bytes from now on", len(b.body), s.limit.Load())
+			}
+			first, second := split(b)
+			s.write(first)
+			s.write(second)
+			return
+		case status >= 400 && status < 500 && status != http.StatusRequestTimeout && status != http.StatusTooManyRequests:
+			lost := b.points
+			if m := partialDropped.FindStringSubmatch(msg); m != nil && strings.Contains(msg, "partial write") {
+				if n, err := strconv.Atoi(m[1]); err == nil && n <= b.points {
+					lost = n
+				}
+			}
+			s.count(b.points-lost, lost, fmt.Sprintf("%d: %s", status, firstLine(msg)))
+			return
+		}
+		if s.cfg.RetryTimeout <= 0 || time.Since(b.born)+backoff > s.cfg.RetryTimeout {
+			s.count(0, b.points, fmt.Sprintf("InfluxDB did not take the write within K6_INFLUXDB_RETRY_TIMEOUT=%s (last error: %s)", s.cfg.RetryTimeout, errText(status, msg, err)))
+			return
+		}
+		if !failing {
+			s.logger.WithError(err).Warnf("Couldn't write %d samples to InfluxDB; retrying for up to %s", b.points, s.cfg.RetryTimeout)
+			failing = true
+		}
+		s.sleep(backoff)
+		backoff = min(backoff*2, 5*time.Second)
+	}
+}
+
+// split cuts b into two batches of whole lines, about half the bytes each.
+func split(b *batch) (*batch, *batch) {
+	mid := len(b.body) / 2
+	i := bytes.IndexByte(b.body[mid:], '\n')
+	if i < 0 || mid+i+1 == len(b.body) {
+		i = bytes.LastIndexByte(b.body[:mid], '\n')
+		mid = i + 1
+	} else {
+		mid += i + 1
+	}
+	first := b.body[:mid:mid]
+	n := bytes.Count(first, []byte{'\n'})
+	return &batch{body: first, points: n, born: b.born}, &batch{body: b.body[mid:], points: b.points - n, born: b.born}
+}
+
+func (s *sender) count(written, dropped int, reason string) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.written += int64(written)
+	if dropped > 0 {
+		s.dropLocked(dropped, reason)
+	}
+}
+
+func (s *sender) dropLocked(n int, reason string) {
+	s.dropped += int64(n)
+	s.reasons[reason] += int64(n)
+	if time.Since(s.lastLog) >= 10*time.Second {
+		s.lastLog = time.Now()
+		s.logger.Errorf("Dropped %d samples: %s (%d dropped so far)", n, reason, s.dropped)
+	}
+}
+
+func errText(status int, msg string, err error) string {
+	if status != 0 {
+		return fmt.Sprintf("%d %s", status, firstLine(msg))
+	}
+	if err != nil {
+		return err.Error()
+	}
+	return "no answer"
+}
+
+func firstLine(s string) string {
+	s, _, _ = strings.Cut(strings.TrimSpace(s), "\n")
+	if len(s) > 200 {
+		s = s[:200] + "…"
+	}
+	return s
+}
+
+// Loss is what the output delivered: Samples = Written + Dropped once the
+// output has stopped. Skipped samples (NaN, ±Inf) are not sent by design and
+// are not a loss.
+type Loss struct {
+	Output  string           `json:"output"`
+	Samples int64            `json:"samples"`
+	Written int64            `json:"written"`
+	Dropped int64            `json:"dropped"`
+	Share   float64          `json:"share"`
+	Reasons map[string]int64 `json:"reasons"`
+	Skipped int64            `json:"skipped_nonfinite"`
+}
+
+func (s *sender) report() Loss {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	r := Loss{Output: Name, Samples: s.points, Written: s.written, Dropped: s.dropped, Reasons: map[string]int64{}, Skipped: s.skipped.Load()}
+	for k, v := range s.reasons {
+		r.Reasons[k] = v
+	}
+	if r.Samples > 0 {
+		r.Share = float64(r.Dropped) / float64(r.Samples)
+	}
+	return r
+}
+
+func (r Loss) reasonText() string {
+	keys := make([]string, 0, len(r.Reasons))
+	for k := range r.Reasons {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	parts := make([]string, len(keys))
+	for i, k := range keys {
+		parts[i] = fmt.Sprintf("%d: %s", r.Reasons[k], k)
+	}
+	return strings.Join(parts, "; ")
+}
+
+// writeFile writes r as JSON, through a temporary file so a reader never
+// sees half of it.
+func (r Loss) writeFile(path string) error {
+	b, err := json.MarshalIndent(r, "", "  ")
+	if err != nil {
+		return err
+	}
+	tmp := path + ".tmp"
+	if err := os.WriteFile(tmp, append(b, '\n'), 0o644); err != nil {
+		return err
+	}
+	return os.Rename(tmp, path)
+}
