@@ -3,3 +3,7 @@
 
 test-e2e-cico: $(BIN)/k6 $(BIN)/minifolio ## CICO runs on minifolio: smoke, regression gate, token refresh, bad input, SIGINT
 	@node --test --test-reporter=spec --test-concurrency=1 tests/e2e/cico.test.mjs
+
+.PHONY: test-e2e-influx-loss
+test-e2e-influx-loss: $(BIN)/k6 $(BIN)/minifolio ## InfluxDB paused during runs: nothing lost within the retry time; a loss past it fails the run (SAMPLE_LOSS)
+	@node --test --test-reporter=spec --test-concurrency=1 tests/e2e/influx-loss.test.mjs

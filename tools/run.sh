@@ -12,7 +12,10 @@
 # (fast), RELEASE (label of the system under test; default the minifolio
 # profile), DURATION, VUS, THINK, BASELINE, SEED_ITEMS, SEED_USERS, SEED_LOANS,
 # SEED_EVENTS_PER_USER (patron-block history, for juniper-patron-blocks),
-# TOKEN_TTL (minifolio's access-token lifetime), TESTID.
+# TOKEN_TTL (minifolio's access-token lifetime), TESTID, SAMPLE_LOSS (fail:
+# a run whose samples did not all reach InfluxDB exits 96 when k6 passed; warn:
+# only reported), K6_INFLUXDB_RETRY_TIMEOUT (how long a sample may wait for
+# InfluxDB, default 60s).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 repo=$PWD
@@ -32,8 +35,21 @@ FP_STACK_DIR=${FP_STACK_DIR:-$repo/.stack}
 export FOLIO_DB_PASSWORD=${FOLIO_DB_PASSWORD:-folio}
 # minifolio's operator password is a local-only default; a real FOLIO's comes from the user.
 export FOLIO_PASSWORD=${FOLIO_PASSWORD:-admin} MINIFOLIO_ADMIN_PASSWORD=${FOLIO_PASSWORD:-admin}
+# urlencode STRING: every byte but RFC 3986's unreserved characters as %XX, so
+# a password with @ # / ? % or a space stays one URL component.
+urlencode() {
+  local LC_ALL=C s=$1 out='' c i
+  for ((i = 0; i < ${#s}; i++)); do
+    c=${s:i:1}
+    case $c in
+      [A-Za-z0-9._~-]) out+=$c ;;
+      *) printf -v c '%%%02X' "'$c"; out+=$c ;;
+    esac
+  done
+  printf '%s' "$out"
+}
 # The DB URL reaches minifolio through its environment, never its command line.
-export MINIFOLIO_DB="postgres://folio:$FOLIO_DB_PASSWORD@127.0.0.1:$FP_PG_PORT/folio?sslmode=disable"
+export MINIFOLIO_DB="postgres://folio:$(urlencode "$FOLIO_DB_PASSWORD")@127.0.0.1:$FP_PG_PORT/folio?sslmode=disable"
 run_dir=$FP_STACK_DIR/minifolio
 mkdir -p "$FP_STACK_DIR/logs" results
 
@@ -59,18 +75,49 @@ out=results/$TESTID
 mkdir -p "$out"
 echo "==> k6: PROFILE=$PROFILE against minifolio ($MINIFOLIO_PROFILE), testid $TESTID"
 set +e
-K6_ENV=${K6_ENV:-local} TESTID=$TESTID RELEASE=$RELEASE PROFILE=$PROFILE \
+# The output writes what it delivered to sample-loss.json when it stops
+# (before handleSummary); SAMPLE_LOSS decides what a loss does to the run.
+SAMPLE_LOSS=${SAMPLE_LOSS:-fail}
+case $SAMPLE_LOSS in fail | warn) ;; *) die "SAMPLE_LOSS '$SAMPLE_LOSS' is neither fail nor warn" "use SAMPLE_LOSS=fail (default) or warn" ;; esac
+rm -f "$out/sample-loss.json"
+K6_INFLUXDB_LOSS_FILE="$out/sample-loss.json" K6_ENV=${K6_ENV:-local} TESTID=$TESTID RELEASE=$RELEASE PROFILE=$PROFILE \
   FOLIO_URL="http://127.0.0.1:$FP_MINIFOLIO_PORT" FOLIO_DB_PORT=$FP_PG_PORT \
   K6_WEB_DASHBOARD=true K6_WEB_DASHBOARD_PORT=-1 K6_WEB_DASHBOARD_EXPORT="$out/k6-report.html" \
   K6_NO_USAGE_REPORT=true bin/k6 run --quiet --address= -o "influxdb-lp=http://127.0.0.1:$FP_INFLUX_PORT/k6" scripts/check-in-check-out.js
 rc=$?
 set -e
+# Samples that did not reach InfluxDB: said in the summary, and a failed run
+# under SAMPLE_LOSS=fail (exit 96 when k6 itself passed).
+if [ -f "$out/sample-loss.json" ]; then
+  loss=$(node -e '
+    const fs = require("fs");
+    const [lossFile, summaryFile] = process.argv.slice(1);
+    const loss = JSON.parse(fs.readFileSync(lossFile, "utf8"));
+    if (fs.existsSync(summaryFile)) {
+      const s = JSON.parse(fs.readFileSync(summaryFile, "utf8"));
+      s.sampleLoss = { samples: loss.samples, written: loss.written, dropped: loss.dropped, share: loss.share, reasons: loss.reasons };
+      fs.writeFileSync(summaryFile, JSON.stringify(s, null, 2) + "\n");
+    }
+    process.stdout.write(`${loss.dropped} ${loss.samples} ${(100 * loss.share).toFixed(2)}`);
+  ' "$out/sample-loss.json" "$out/summary.json")
+  read -r dropped samples pct <<<"$loss"
+  if [ "$dropped" -gt 0 ]; then
+    echo "==> samples: lost $dropped of $samples ($pct %) on the way to InfluxDB (reasons: $out/sample-loss.json)"
+    if [ "$SAMPLE_LOSS" = fail ]; then
+      echo "==> the run fails for it (SAMPLE_LOSS=fail; SAMPLE_LOSS=warn only reports it)"
+      [ "$rc" -eq 0 ] && rc=96
+    fi
+  else
+    echo "==> samples: all $samples written to InfluxDB"
+  fi
+fi
 echo "==> results: $out/summary.json, $out/k6-report.html"
 echo "==> samples: InfluxDB http://127.0.0.1:$FP_INFLUX_PORT database k6, testid $TESTID"
 echo "    with Docker: docker compose up -d, then open http://localhost:3000/d/folio-cico?var-testid=$TESTID"
 case $rc in
   0) ;;
   99) echo "==> thresholds failed: k6 exit code 99 (see the ✗ lines above)" ;;
+  96) echo "==> samples lost: exit code 96 (SAMPLE_LOSS=fail)" ;;
   *) echo "==> k6 exited with $rc" ;;
 esac
 exit $rc

@@ -1,0 +1,83 @@
+// Samples survive an InfluxDB stall, and a run whose samples did not all reach
+// InfluxDB says so and fails (SAMPLE_LOSS). Each run pauses the test stack's
+// own InfluxDB (SIGSTOP through its pid file, SIGCONT after) during a short
+// CICO run through tools/run.sh, then compares k6's own counts with InfluxDB's.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { spawn } from 'node:child_process';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { env, influxQuery, repo } from './helpers.mjs';
+
+const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
+
+function influxPid() {
+  const pid = Number(readFileSync(join(env('FP_STACK_DIR'), 'run', 'influxdb.pid'), 'utf8').trim());
+  assert.ok(pid > 0, 'the stack has an InfluxDB pid file');
+  assert.match(readFileSync(`/proc/${pid}/cmdline`, 'utf8'), /influxd/, 'the pid file names a live influxd');
+  return pid;
+}
+
+// pausedRun runs tools/run.sh and pauses InfluxDB from pauseAt for pauseMs.
+async function pausedRun(name, vars, { pauseAt, pauseMs }) {
+  const testid = `e2e-loss-${name}-${Date.now()}`;
+  const child = spawn(join(repo, 'tools', 'run.sh'), [], {
+    cwd: repo,
+    env: { ...process.env, K6_AUTO_EXTENSION_RESOLUTION: 'false', PROFILE: 'smoke', DURATION: '40s', MINIFOLIO_PROFILE: 'fast', TESTID: testid, ...vars },
+  });
+  let out = '';
+  child.stdout.on('data', (d) => (out += d));
+  child.stderr.on('data', (d) => (out += d));
+  const done = new Promise((resolve) => child.on('close', (code) => resolve(code)));
+  const killer = setTimeout(() => child.kill('SIGKILL'), 240_000);
+  const pid = influxPid();
+  // The load starts after minifolio's restart and reset: wait for k6.
+  const t0 = Date.now();
+  while (!out.includes('==> k6:') && Date.now() - t0 < 90_000) await sleep(200);
+  await sleep(pauseAt);
+  process.kill(pid, 'SIGSTOP');
+  try {
+    await sleep(pauseMs);
+  } finally {
+    process.kill(pid, 'SIGCONT');
+  }
+  const status = await done;
+  clearTimeout(killer);
+  const dir = join(repo, 'results', testid);
+  const summary = JSON.parse(readFileSync(join(dir, 'summary.json'), 'utf8'));
+  const loss = JSON.parse(readFileSync(join(dir, 'sample-loss.json'), 'utf8'));
+  const [series] = await influxQuery(`SELECT count("value") FROM "http_reqs" WHERE "testid" = '${testid}'`);
+  return { status, out, testid, summary, loss, k6Reqs: summary.k6.metrics.http_reqs.values.count, influxReqs: series ? series.values[0][1] : 0 };
+}
+
+test('an 18-second InfluxDB pause during a run loses no sample', async () => {
+  const r = await pausedRun('pause', {}, { pauseAt: 8_000, pauseMs: 18_000 });
+  assert.equal(r.status, 0, r.out);
+  assert.ok(r.k6Reqs > 100, `the run made requests: ${r.k6Reqs}`);
+  assert.equal(r.influxReqs, r.k6Reqs, `InfluxDB holds ${r.influxReqs} http_reqs points, k6 counted ${r.k6Reqs}`);
+  assert.equal(r.loss.dropped, 0, JSON.stringify(r.loss));
+  assert.equal(r.loss.written, r.loss.samples);
+  assert.match(r.out, /retrying for up to/, 'the stall was seen and retried');
+  assert.match(r.out, new RegExp(`==> samples: all ${r.loss.samples} written to InfluxDB`));
+  assert.equal(r.summary.sampleLoss.dropped, 0);
+});
+
+test('InfluxDB stopped for longer than the retry time: the run says what was lost and fails (SAMPLE_LOSS=fail)', async () => {
+  const r = await pausedRun('fail', { K6_INFLUXDB_RETRY_TIMEOUT: '2s' }, { pauseAt: 8_000, pauseMs: 15_000 });
+  assert.ok(r.loss.dropped > 0, `something was lost: ${JSON.stringify(r.loss)}`);
+  assert.equal(r.loss.written + r.loss.dropped, r.loss.samples);
+  assert.equal(r.status, 96, r.out);
+  assert.match(r.out, new RegExp(`==> samples: lost ${r.loss.dropped} of ${r.loss.samples} \\(\\d+\\.\\d\\d %\\)`));
+  assert.match(r.out, /Lost \d+ of \d+ samples/, "k6's log says it too");
+  assert.deepEqual([r.summary.sampleLoss.dropped, r.summary.sampleLoss.samples], [r.loss.dropped, r.loss.samples]);
+  assert.ok(r.influxReqs < r.k6Reqs, `InfluxDB misses http_reqs points: ${r.influxReqs} of ${r.k6Reqs}`);
+});
+
+test('SAMPLE_LOSS=warn: the loss is reported and the exit code is k6\'s', async () => {
+  const r = await pausedRun('warn', { K6_INFLUXDB_RETRY_TIMEOUT: '2s', SAMPLE_LOSS: 'warn' }, { pauseAt: 8_000, pauseMs: 15_000 });
+  assert.ok(r.loss.dropped > 0, JSON.stringify(r.loss));
+  assert.equal(r.status, 0, r.out);
+  assert.match(r.out, new RegExp(`lost ${r.loss.dropped} of ${r.loss.samples}`));
+  assert.doesNotMatch(r.out, /the run fails for it/);
+  assert.ok(r.summary.sampleLoss.share > 0 && r.summary.sampleLoss.share < 1);
+});
