@@ -246,8 +246,10 @@ telegraf_start() {
   [ -x "$FP_TELEGRAF" ] || die "Telegraf is not built ($FP_TELEGRAF missing)" "run make telegraf"
   require_port_free "$FP_TELEGRAF_PORT" "Telegraf health" FP_TELEGRAF_PORT
   step "telegraf: starting (module_stats → $(influxdb_url)/k6)"
-  # native.conf reads FP_* and FOLIO_DB_PASSWORD from the environment.
-  FP_INFLUX_URL=$(influxdb_url) FP_PG_DATA=$pg_data \
+  # native.conf reads FP_* from the environment, and the postgresql input's
+  # driver reads PGPASSWORD: the password never enters the config text, where
+  # a quote or backslash in it would need TOML and libpq escaping.
+  PGPASSWORD=$FOLIO_DB_PASSWORD FP_INFLUX_URL=$(influxdb_url) FP_PG_DATA=$pg_data \
     setsid "$FP_TELEGRAF" --strict-env-handling --config "$repo/telegraf/native.conf" >>"$log_dir/telegraf.log" 2>&1 </dev/null &
   echo $! >"$run_dir/telegraf.pid"
   wait_for 30 Telegraf "$log_dir/telegraf.log" telegraf_healthy

@@ -175,7 +175,7 @@ test('telegraf/docker.conf turns container stats into module_stats', async (t) =
 
   const env = { FP_INFLUX_URL: 'http://127.0.0.1:1', DOCKER_HOST: `unix://${socket}`, FOLIO_DB_PASSWORD: 'unused', FP_PG_HOST: '127.0.0.1', FP_PG_PORT: '1' };
   const dsn = process.env.FP_PG_DSN ? new URL(process.env.FP_PG_DSN) : null;
-  if (dsn) Object.assign(env, { FP_PG_HOST: dsn.hostname, FP_PG_PORT: dsn.port || '5432', FOLIO_DB_PASSWORD: decodeURIComponent(dsn.password) });
+  if (dsn) Object.assign(env, { FP_PG_HOST: dsn.hostname, FP_PG_PORT: dsn.port || '5432', FOLIO_DB_PASSWORD: decodeURIComponent(dsn.password), PGPASSWORD: decodeURIComponent(dsn.password) });
   // Without a database only the docker input runs, so that its result is not
   // masked by the postgresql input's connection error.
   const res = await telegrafTest('docker.conf', env, dsn ? [] : ['--input-filter', 'docker']);
