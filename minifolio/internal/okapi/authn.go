@@ -218,7 +218,12 @@ func (g *Gateway) lookupUser(r *http.Request, tenant, username string) (id strin
 	var u struct {
 		Active *bool `json:"active"`
 	}
-	_ = json.Unmarshal(doc, &u)
+	// A record whose "active" is not a boolean is not an active user: that
+	// would let anyone with its password in (mod-login's 422 "must be flagged
+	// as active", not a 500).
+	if err := json.Unmarshal(doc, &u); err != nil {
+		return id, false, nil
+	}
 	return id, u.Active == nil || *u.Active, nil
 }
 

@@ -25,6 +25,7 @@ import (
 	"github.com/folio-perf/folio-perf/minifolio/internal/catalog"
 	"github.com/folio-perf/folio-perf/minifolio/internal/storage"
 	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgconn"
 )
 
 // Config configures a Gateway.
@@ -345,9 +346,11 @@ func (g *Gateway) userActive(ctx context.Context, tenant, userID string) bool {
 	var active *bool
 	err := g.cfg.DB.QueryRow(ctx, "SELECT (jsonb->>'active')::boolean FROM "+usersTable.QualifiedName(tenant)+" WHERE id = $1",
 		userID).Scan(&active)
-	if err != nil && !errors.Is(err, pgx.ErrNoRows) {
+	var pe *pgconn.PgError
+	if err != nil && !errors.Is(err, pgx.ErrNoRows) && !(errors.As(err, &pe) && strings.HasPrefix(pe.Code, "22")) {
 		// A database hiccup must not lock everyone out; the module call
-		// that follows will fail on its own if the database is down.
+		// that follows will fail on its own if the database is down. A data
+		// error ("active" that is no boolean) is no hiccup: not active.
 		g.cfg.Log.Error("checking user status", "err", err)
 		return true
 	}

@@ -28,6 +28,7 @@ type env struct {
 	userID  string
 	tenantB string
 	goneID  string // an inactive user
+	pool    *pgxpool.Pool
 }
 
 // addUser writes a user and its mod-login credentials, as the seed does.
@@ -71,7 +72,18 @@ func setup(t *testing.T) *env {
 	gw := httptest.NewServer(okapi.New(okapi.Config{Port: 1, DB: pool, Signer: signer,
 		ModuleURL: func(m catalog.Module) string { return backend.URL }}))
 	t.Cleanup(gw.Close)
-	return &env{t: t, gw: gw, signer: signer, tenant: tenant, userID: uid, tenantB: tenantB, goneID: goneID}
+	return &env{t: t, gw: gw, signer: signer, tenant: tenant, userID: uid, tenantB: tenantB, goneID: goneID, pool: pool}
+}
+
+// setupGatewayOn is a second gateway on e's database and signing key, with
+// an empty user cache.
+func setupGatewayOn(t *testing.T, e *env) *env {
+	gw := httptest.NewServer(okapi.New(okapi.Config{Port: 1, DB: e.pool, Signer: e.signer,
+		ModuleURL: func(m catalog.Module) string { return "http://127.0.0.1:1" }}))
+	t.Cleanup(gw.Close)
+	e2 := *e
+	e2.gw = gw
+	return &e2
 }
 
 type resp struct {
@@ -295,5 +307,28 @@ func TestRefreshIsSingleUse(t *testing.T) {
 	}
 	if r := e.do("POST", "/authn/refresh", "", "X-Okapi-Tenant", e.tenant); r.code != 400 {
 		t.Fatalf("refresh without cookie: %d", r.code)
+	}
+}
+
+// A user record whose "active" is not a boolean is not an active user: login
+// is refused (not a token) and an existing token stops working.
+func TestUserWithAnInvalidActiveFieldIsNotActive(t *testing.T) {
+	e := setup(t)
+	tok := e.login()
+	odd := addUser(t, e.pool, e.tenant, "odd", "s3cret", true)
+	for _, id := range []string{odd, e.userID} {
+		if _, err := e.pool.Exec(context.Background(), `UPDATE `+e.tenant+`_mod_users.users SET jsonb = jsonb_set(jsonb, '{active}', '"nope"') WHERE id = $1`, id); err != nil {
+			t.Fatal(err)
+		}
+	}
+	r := e.do("POST", "/authn/login", `{"username":"odd","password":"s3cret"}`, "X-Okapi-Tenant", e.tenant, "Content-Type", "application/json")
+	if r.code != 422 || !strings.Contains(r.body, "User must be flagged as active") || r.hdr.Get("x-okapi-token") != "" {
+		t.Fatalf("login of a user with active \"nope\": %d %s", r.code, r.body)
+	}
+	// The operator's token, minted before, is refused once the cache expires;
+	// a fresh gateway has no cache.
+	e2 := setupGatewayOn(t, e)
+	if r := e2.do("GET", "/service-points", "", "X-Okapi-Tenant", e.tenant, "X-Okapi-Token", tok); r.code != 401 {
+		t.Fatalf("token of a user with active \"nope\": %d %s", r.code, r.body)
 	}
 }

@@ -264,8 +264,7 @@ func TestCollectionHandler(t *testing.T) {
 		t.Fatalf("put: %d %s", code, body)
 	}
 	code, _, body = c.do("GET", `/item-storage/items?query=status.name=="checked out"`, "")
-	_ = json.Unmarshal([]byte(body), &env)
-	if env.TotalRecords != 1 {
+	if err := json.Unmarshal([]byte(body), &env); code != 200 || err != nil || env.TotalRecords != 1 {
 		t.Fatalf("after put: %s", body)
 	}
 	if code, _, _ = c.do("DELETE", "/item-storage/items/"+id, ""); code != 204 {

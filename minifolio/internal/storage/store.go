@@ -31,6 +31,8 @@ type TxBeginner interface {
 }
 
 // ErrNotFound is returned when no record has the id; its text is RMB's 404 body.
+//
+//lint:ignore ST1005 the text is the 404 body FOLIO clients see, capital and all
 var ErrNotFound = errors.New("Not found")
 
 // Open connects a pool. maxConns ≤ 0 takes $MINIFOLIO_DB_POOL or 8: ten
