@@ -5,9 +5,10 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
-import { readFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { env, influxQuery, repo } from './helpers.mjs';
+import { bin, env, influxQuery, repo } from './helpers.mjs';
 
 const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
 
@@ -82,4 +83,61 @@ test('SAMPLE_LOSS=warn: the loss is reported and the exit code is k6\'s', async 
   assert.match(r.out, new RegExp(`lost ${r.loss.dropped} of ${r.loss.samples}`));
   assert.doesNotMatch(r.out, /the run fails for it/);
   assert.ok(r.summary.sampleLoss.share > 0 && r.summary.sampleLoss.share < 1);
+});
+
+// An InfluxDB of the test's own whose max-body-size (100 kB) is far below
+// what k6 buffers in a push interval: every first write is refused with 413,
+// and the output splits and cuts smaller instead of losing the batch.
+test('InfluxDB with a small max-body-size: nothing lost to 413', async (t) => {
+  const port = Number(env('FP_INFLUX_PORT')) + 60;
+  const dir = mkdtempSync(join(tmpdir(), 'fp-influx-small-'));
+  writeFileSync(join(dir, 'influxdb.conf'), [
+    'reporting-disabled = true',
+    `bind-address = "127.0.0.1:${port + 1}"`,
+    `[meta]\n  dir = "${dir}/meta"`,
+    `[data]\n  dir = "${dir}/data"\n  wal-dir = "${dir}/wal"\n  query-log-enabled = false`,
+    `[http]\n  bind-address = "127.0.0.1:${port}"\n  log-enabled = false\n  max-body-size = 100000`,
+    '[monitor]\n  store-enabled = false',
+    '[logging]\n  level = "warn"',
+  ].join('\n') + '\n');
+  const influxd = spawn(process.env.FP_INFLUXD || 'influxd', ['-config', join(dir, 'influxdb.conf')], { stdio: 'ignore' });
+  t.after(() => {
+    influxd.kill('SIGTERM');
+    rmSync(dir, { recursive: true, force: true });
+  });
+  const url = `http://127.0.0.1:${port}`;
+  const t0 = Date.now();
+  while (Date.now() - t0 < 30_000) {
+    if (await fetch(`${url}/ping`).then((r) => r.ok, () => false)) break;
+    await sleep(200);
+  }
+  const script = join(dir, 'load.js');
+  writeFileSync(script, `import http from 'k6/http';
+export const options = { vus: 4, duration: '8s' };
+export default function () { http.get('${url}/ping'); }
+`);
+  const lossFile = join(dir, 'loss.json');
+  const summaryFile = join(dir, 'summary.json');
+  const r = await new Promise((resolve) => {
+    const c = spawn(bin('k6'), ['run', '--quiet', '--address=', '--summary-export', summaryFile, '-o', `influxdb-lp=${url}/small`, script], {
+      env: { ...process.env, K6_AUTO_EXTENSION_RESOLUTION: 'false', K6_NO_USAGE_REPORT: 'true', K6_INFLUXDB_LOSS_FILE: lossFile },
+    });
+    let out = '';
+    c.stdout.on('data', (d) => (out += d));
+    c.stderr.on('data', (d) => (out += d));
+    const killer = setTimeout(() => c.kill('SIGKILL'), 120_000);
+    c.on('close', (status) => {
+      clearTimeout(killer);
+      resolve({ status, out });
+    });
+  });
+  assert.equal(r.status, 0, r.out);
+  assert.match(r.out, /refused a \d+-byte write as too large \(413/, 'InfluxDB did refuse the first writes');
+  const loss = JSON.parse(readFileSync(lossFile, 'utf8'));
+  assert.equal(loss.dropped, 0, JSON.stringify(loss));
+  const k6Reqs = JSON.parse(readFileSync(summaryFile, 'utf8')).metrics.http_reqs.count;
+  const res = await fetch(`${url}/query?db=small&q=${encodeURIComponent('SELECT count("value") FROM "http_reqs"')}`).then((x) => x.json());
+  const stored = res.results[0].series?.[0].values[0][1] ?? 0;
+  assert.ok(k6Reqs > 1000, `enough load to pass 100 kB a second: ${k6Reqs} requests`);
+  assert.equal(stored, k6Reqs, `InfluxDB holds ${stored} http_reqs points, k6 counted ${k6Reqs}`);
 });
