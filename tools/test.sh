@@ -17,7 +17,7 @@ unit_suites=(test-unit-stack test-unit-k6 test-unit-lib test-unit-k6-document te
 # test-unit-minifolio runs every minifolio package (CQL, storage, gateway, modules)
 # against the test stack's PostgreSQL. test-e2e-dashboards runs every panel query
 # against the CICO smoke run that test-e2e-cico recorded.
-e2e_suites=(test-e2e-stack test-e2e-sql test-unit-minifolio test-e2e-telegraf-configs test-e2e-cico test-e2e-dashboards test-e2e-influx-loss)
+e2e_suites=(test-e2e-stack test-e2e-sql test-unit-minifolio test-e2e-telegraf-configs test-e2e-cico test-e2e-dashboards test-e2e-influx-loss test-e2e-db-password)
 
 passed=0 failed=0 failed_names=()
 run_suite() { # NAME COMMAND...
