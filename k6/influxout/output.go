@@ -15,6 +15,12 @@
 // K6_INFLUXDB_PASSWORD, K6_INFLUXDB_PUSH_INTERVAL (default 1s) and
 // K6_INFLUXDB_TAGS_AS_FIELDS (default vu,iter,url) override. Only HTTP(S) and
 // nanosecond precision are supported; other settings are refused.
+//
+// Unlike k6's output, it does not lose a batch to one failed write: writes are
+// capped (K6_INFLUXDB_BATCH_BYTES), retried (K6_INFLUXDB_RETRY_TIMEOUT), the
+// waiting ones bounded (K6_INFLUXDB_BUFFER_BYTES), and what could not be
+// delivered is counted and reported when the output stops (sender.go,
+// K6_INFLUXDB_LOSS_FILE).
 package influxout
 
 import (
