@@ -99,9 +99,12 @@ if [ -f "$out/sample-loss.json" ]; then
       fs.writeFileSync(summaryFile, JSON.stringify(s, null, 2) + "\n");
     }
     process.stdout.write(`${loss.dropped} ${loss.samples} ${(100 * loss.share).toFixed(2)}`);
-  ' "$out/sample-loss.json" "$out/summary.json")
+  ' "$out/sample-loss.json" "$out/summary.json") || loss=''
   read -r dropped samples pct <<<"$loss"
-  if [ "$dropped" -gt 0 ]; then
+  if [ -z "$loss" ]; then
+    echo "==> samples: $out/sample-loss.json is unreadable; whether samples were lost is unknown" >&2
+    [ "$SAMPLE_LOSS" = fail ] && [ "$rc" -eq 0 ] && rc=96
+  elif [ "$dropped" -gt 0 ]; then
     echo "==> samples: lost $dropped of $samples ($pct %) on the way to InfluxDB (reasons: $out/sample-loss.json)"
     if [ "$SAMPLE_LOSS" = fail ]; then
       echo "==> the run fails for it (SAMPLE_LOSS=fail; SAMPLE_LOSS=warn only reports it)"
