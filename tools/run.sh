@@ -55,6 +55,8 @@ mkdir -p "$FP_STACK_DIR/logs" results
 
 die() { printf 'folio-perf: %s. Fix: %s\n' "$1" "$2" >&2; exit 1; }
 [ -f "scripts/check-in-check-out.js" ] || die "scripts/check-in-check-out.js is missing" "restore it from git"
+SAMPLE_LOSS=${SAMPLE_LOSS:-fail}
+case $SAMPLE_LOSS in fail | warn) ;; *) die "SAMPLE_LOSS '$SAMPLE_LOSS' is neither fail nor warn" "use SAMPLE_LOSS=fail (default) or warn" ;; esac
 [ -f "minifolio/profiles/$MINIFOLIO_PROFILE.json" ] || die "unknown MINIFOLIO_PROFILE '$MINIFOLIO_PROFILE'" \
   "use one of: $(cd minifolio/profiles && ls *.json | sed 's/\.json$//' | tr '\n' ' ')"
 
@@ -77,8 +79,6 @@ echo "==> k6: PROFILE=$PROFILE against minifolio ($MINIFOLIO_PROFILE), testid $T
 set +e
 # The output writes what it delivered to sample-loss.json when it stops
 # (before handleSummary); SAMPLE_LOSS decides what a loss does to the run.
-SAMPLE_LOSS=${SAMPLE_LOSS:-fail}
-case $SAMPLE_LOSS in fail | warn) ;; *) die "SAMPLE_LOSS '$SAMPLE_LOSS' is neither fail nor warn" "use SAMPLE_LOSS=fail (default) or warn" ;; esac
 rm -f "$out/sample-loss.json"
 K6_INFLUXDB_LOSS_FILE="$out/sample-loss.json" K6_ENV=${K6_ENV:-local} TESTID=$TESTID RELEASE=$RELEASE PROFILE=$PROFILE \
   FOLIO_URL="http://127.0.0.1:$FP_MINIFOLIO_PORT" FOLIO_DB_PORT=$FP_PG_PORT \
