@@ -21,3 +21,7 @@ $(OPENSEARCH_HOME)/classes/Launcher.class: $(CURDIR)/stack/opensearch/Launcher.j
 	@command -v javac >/dev/null || { echo "folio-perf: javac (JDK 17) is not installed. Fix: run make deps (installs openjdk-17-jdk-headless)"; exit 1; }
 	@mkdir -p $(OPENSEARCH_HOME)/classes
 	@javac -nowarn -cp '$(OPENSEARCH_HOME)/lib/*' -d $(OPENSEARCH_HOME)/classes $<
+
+.PHONY: stack-up-search
+stack-up-search: deps telegraf opensearch ## start the native stack with OpenSearch (the search workflow's): stack/stack.sh up search
+	@stack/stack.sh up search
