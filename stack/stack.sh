@@ -55,8 +55,9 @@ case "$cmd" in
     ;;
   status)
     rc=0
-    # OpenSearch is listed when asked for or when this stack runs it.
-    if [ ${#services[@]} -eq 3 ] && opensearch_running; then services+=(opensearch); fi
+    # OpenSearch is listed when asked for or once this stack started it (its
+    # pid file stays until down, so a node that died shows as down).
+    if [ ${#services[@]} -eq 3 ] && [ -f "$run_dir/opensearch.pid" ]; then services+=(opensearch); fi
     for s in "${services[@]}"; do
       if "${s}_running" && "${s}_healthy"; then state=up; else state=down; rc=1; fi
       printf '%-10s %-5s %s\n' "$s" "$state" "$(${s}_url)"
