@@ -30,6 +30,12 @@ func openSearchURL(t testing.TB) string {
 		}
 		t.Skip("FP_OPENSEARCH_URL not set (start OpenSearch and export FP_OPENSEARCH_URL)")
 	}
+	hc := &http.Client{Timeout: 5 * time.Second}
+	resp, err := hc.Get(u)
+	if err != nil {
+		t.Fatalf("OpenSearch does not answer at FP_OPENSEARCH_URL=%s (%v): start it with the stack (stack/stack.sh up)", u, err)
+	}
+	resp.Body.Close()
 	return u
 }
 
