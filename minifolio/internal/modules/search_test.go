@@ -33,7 +33,7 @@ func openSearchURL(t testing.TB) string {
 	hc := &http.Client{Timeout: 5 * time.Second}
 	resp, err := hc.Get(u)
 	if err != nil {
-		t.Fatalf("OpenSearch does not answer at FP_OPENSEARCH_URL=%s (%v): start it with the stack (stack/stack.sh up)", u, err)
+		t.Fatalf("OpenSearch does not answer at FP_OPENSEARCH_URL=%s (%v): start it with the stack (stack/stack.sh up search; the test stack of tools/test-env.sh runs it)", u, err)
 	}
 	resp.Body.Close()
 	return u
