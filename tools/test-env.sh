@@ -15,3 +15,5 @@ unset off
 export FP_SEARCH=1
 export FP_PG_DSN="postgres://folio:$FOLIO_DB_PASSWORD@127.0.0.1:$FP_PG_PORT/folio?sslmode=disable"
 export FP_INFLUX_URL="http://127.0.0.1:$FP_INFLUX_PORT" FP_BIN=$repo/bin FP_REQUIRE_STACK=1
+# The test stack's OpenSearch (stack/stack.sh up search), for mod-search's tests.
+export FP_OPENSEARCH_URL="http://127.0.0.1:$FP_OPENSEARCH_PORT"

@@ -56,7 +56,8 @@ for s in "${unit_suites[@]}"; do run_suite "${s#test-}" make --no-print-director
 echo "==> end-to-end tests (test stack in .stack/test)"
 # stack.sh down also stops the minifolio that the CICO suite started (tools/run.sh).
 trap 'stack/stack.sh down >/dev/null 2>&1' EXIT
-if ! stack/stack.sh up >"$logs/test-stack-up.log" 2>&1; then
+# With OpenSearch: mod-search's tests and the search workflow need it.
+if ! stack/stack.sh up search >"$logs/test-stack-up.log" 2>&1; then
   echo "FAIL  stack-up (log: .stack/logs/test-stack-up.log)"
   tail -n 5 "$logs/test-stack-up.log" | sed 's/^/      | /'
   failed=$((failed + 1))
@@ -64,9 +65,10 @@ if ! stack/stack.sh up >"$logs/test-stack-up.log" 2>&1; then
 else
   # Written by this run's CICO suite; one left by an earlier `make test` would
   # let the dashboards suite pass against a stale run.
-  rm -f "$FP_STACK_DIR/last-cico-testid"
+  rm -f "$FP_STACK_DIR/last-cico-testid" "$FP_STACK_DIR/last-search-testid"
   for s in "${e2e_suites[@]}"; do
     [ -f "$FP_STACK_DIR/last-cico-testid" ] && export FP_DASH_TESTID=$(cat "$FP_STACK_DIR/last-cico-testid")
+    [ -f "$FP_STACK_DIR/last-search-testid" ] && export FP_DASH_SEARCH_TESTID=$(cat "$FP_STACK_DIR/last-search-testid")
     run_suite "${s#test-}" make --no-print-directory "$s"
   done
 fi
