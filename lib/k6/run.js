@@ -40,7 +40,7 @@ export function loadRun({ read, env, workflow, vu = 0, load = (path) => require(
     const wf = workflow;
     const where = envFileName(env.K6_ENV);
     const cfg = resolveConfig(parseEnvFile(readFile(read, where.file, 'environment file', `create ${where.file} (copy env/folio.example.json) or set K6_ENV to one of the files in env/`), where.file), env, where, wf.config);
-    const profile = buildProfile(env.PROFILE, { vus: env.VUS, duration: env.DURATION }, { profiles: wf.profiles, phases: wf.phases });
+    const profile = buildProfile(env.PROFILE, { vus: env.VUS, duration: env.DURATION }, { profiles: wf.profiles, phases: typeof wf.phases === 'function' ? wf.phases(env) : wf.phases });
     const run = { cfg, profile, workflow: wf.name, ...wf.settings(env, profile, cfg) };
     if (wf.scenarios) run.extraScenarios = wf.scenarios(run);
     return vu === 0 ? planRun(wf, run, read, env, load) : run;
