@@ -32,6 +32,8 @@ test('demo run: scenarios, run-wide tags, thresholds with per-vus sub-metrics', 
   const run = loadRun({ read, env: { ...env, PROFILE: 'demo', RELEASE: 'lotus' }, workflow: cico });
   const o = run.options;
   assert.deepEqual(Object.keys(o.scenarios), ['vus_1', 'vus_5', 'vus_8', 'vus_20']);
+  // The CICO descriptor gives the scenarios CICO always had: no phase, the default function.
+  assert.deepEqual(o.scenarios.vus_5, { executor: 'constant-vus', vus: 5, duration: '60s', startTime: '75s', gracefulStop: '15s', tags: { vus: '5' } });
   assert.deepEqual(o.tags, { testid: 'cico-test-1', workflow: 'cico', release: 'lotus', target: 'local' });
   assert.deepEqual(o.thresholds['transaction_duration{transaction:check-out}'], ['p(95)<2000']);
   assert.ok(o.thresholds['transaction_duration{transaction:check-in,vus:20}']);
