@@ -61,7 +61,7 @@ export function searchWorkflow(run, read) {
     if (cause) return abort(cause);
     if (reindexCfg) {
       const c = new Session(reindexCfg).login();
-      if (c) return abort(`REINDEX_TENANT: ${c}`);
+      if (c) return abort(`REINDEX_TENANT: ${c.replace('set FOLIO_TENANT / folio.tenant to an existing tenant', 'set REINDEX_TENANT to an existing tenant other than FOLIO_TENANT')}`);
     }
     console.log(`folio-perf: ${TEMPLATES.length} templates; query files in ${run.data.dir}: ${tables.map((t, i) => `${FILES[i].file} ${t.length}`).join(', ')}`);
     return { testid: exec.test.options.tags.testid, startedAt: new Date().toISOString() };
