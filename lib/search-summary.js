@@ -128,7 +128,7 @@ export function reindexTable(data) {
 // ---- text ---------------------------------------------------------------------------------------
 
 const s3 = (v) => (typeof v === 'number' && Number.isFinite(v) ? v.toFixed(3) : '-');
-const f1 = (v) => (typeof v === 'number' && Number.isFinite(v) ? v.toFixed(1) : '-');
+const f2 = (v) => (typeof v === 'number' && Number.isFinite(v) ? v.toFixed(2) : '-');
 const dp = (v) => (typeof v === 'number' && Number.isFinite(v) ? `${v >= 0 ? '+' : ''}${v.toFixed(1)}%` : '-');
 function pad(cells, widths) {
   return cells.map((c, i) => (i === 0 ? String(c).padEnd(widths[i]) : String(c).padStart(widths[i]))).join('  ');
@@ -139,13 +139,13 @@ export function renderSteps(steps) {
   if (steps.length === 0) return 'Search requests: none recorded.\n';
   const out = [];
   for (const st of steps) {
-    const w = [Math.max(8, ...st.rows.map((r) => r.name.length)), 6, 6, 6, 6, 6, 6, 6, 6, 6, 7];
+    const w = [Math.max(8, ...st.rows.map((r) => r.name.length)), 6, 7, 6, 6, 6, 6, 6, 6, 6, 7];
     out.push(`${st.vus} user${st.vus === 1 ? '' : 's'}, ${PHASE_TITLE[st.phase] || st.phase} (seconds; >${SEARCH_SLOW_MS}ms = requests over ${SEARCH_SLOW_MS} ms)`);
     out.push(pad(['template', 'total', 'req/s', 'min', 'p50', 'p75', 'p95', 'p99', 'max', 'avg', `>${SEARCH_SLOW_MS}ms`], w));
-    for (const r of st.rows) out.push(pad([r.name, r.total, f1(r.rps), s3(r.min), s3(r.p50), s3(r.p75), s3(r.p95), s3(r.p99), s3(r.max), s3(r.avg), r.slow], w));
+    for (const r of st.rows) out.push(pad([r.name, r.total, f2(r.rps), s3(r.min), s3(r.p50), s3(r.p75), s3(r.p95), s3(r.p99), s3(r.max), s3(r.avg), r.slow], w));
     const k = st.kinds;
     out.push(`  averages: regular ${s3(k.regular.avg)} s, wildcard ${s3(k.wildcard.avg)} s, wildcard prefix ${s3(k['wildcard-prefix'].avg)} s`);
-    out.push(`  total requests: ${st.total} (${f1(st.rps)} req/s), over ${SEARCH_SLOW_MS} ms: ${st.slow}`);
+    out.push(`  total requests: ${st.total} (${f2(st.rps)} req/s), over ${SEARCH_SLOW_MS} ms: ${st.slow}`);
     out.push('');
   }
   return out.join('\n');
@@ -155,14 +155,14 @@ export function renderComparison(cmp) {
   if (cmp.length === 0) return '';
   const out = [];
   for (const c of cmp) {
-    const w = [Math.max(8, ...c.rows.map((r) => r.name.length)), 7, 7, 7, 7, 7, 7, 6, 6, 7];
+    const w = [Math.max(8, ...c.rows.map((r) => r.name.length)), 7, 7, 7, 7, 7, 7, 7, 7, 7];
     out.push(`${c.vus} user${c.vus === 1 ? '' : 's'}: baseline vs under reindex (seconds; Δ % = reindex / baseline - 1)`);
     out.push(pad(['template', 'avg', 'avg re', 'Δ avg', 'p95', 'p95 re', 'Δ p95', 'req/s', 'rps re', 'Δ req/s'], w));
     for (const r of c.rows) {
       const re = r.reindex || {};
-      out.push(pad([r.name, s3(r.baseline.avg), s3(re.avg), dp(r.deltaAvgPct), s3(r.baseline.p95), s3(re.p95), dp(r.deltaP95Pct), f1(r.baseline.rps), f1(re.rps), dp(r.deltaRpsPct)], w));
+      out.push(pad([r.name, s3(r.baseline.avg), s3(re.avg), dp(r.deltaAvgPct), s3(r.baseline.p95), s3(re.p95), dp(r.deltaP95Pct), f2(r.baseline.rps), f2(re.rps), dp(r.deltaRpsPct)], w));
     }
-    out.push(`  total requests: ${c.total.baseline} -> ${c.total.reindex} (${dp(c.total.deltaPct)}), throughput ${f1(c.rps.baseline)} -> ${f1(c.rps.reindex)} req/s (${dp(c.rps.deltaPct)})`);
+    out.push(`  total requests: ${c.total.baseline} -> ${c.total.reindex} (${dp(c.total.deltaPct)}), throughput ${f2(c.rps.baseline)} -> ${f2(c.rps.reindex)} req/s (${dp(c.rps.deltaPct)})`);
     out.push('');
   }
   return out.join('\n');
