@@ -1,5 +1,6 @@
-// Init-context assembly of a run: configuration, profile, think time, mix, thresholds and
-// options, all validated before k6 starts any VU. A bad input stops k6 here with one line
+// Init-context assembly of a run of any workflow: configuration, profile (and phases), the
+// workflow's own settings, thresholds and options, all validated before k6 starts any VU. What is
+// particular to a workflow comes from its descriptor (lib/workflows/cico.js, search.js). A bad input stops k6 here with one line
 // naming the cause and the fix (and a non-zero exit), before any request is sent.
 //
 // k6 resolves open() paths against the calling script, so the entry script passes a `read`
