@@ -68,6 +68,11 @@ if [ "$WORKFLOW" = search ]; then
   SEARCH_TENANT_A=${REINDEX_TENANT:-fs09000001}
   echo "==> minifolio: seeding $SEARCH_TENANT_A (the tenant a reindex phase reindexes) if empty"
   bin/minifolio seed --tenant "$SEARCH_TENANT_A" --items "$SEED_ITEMS" --users "$SEED_USERS" --loans "$SEED_LOANS"
+  # Both tenants indexed through mod-search's own reindex API, so the baseline phase searches a
+  # full index and the reindex phase rebuilds one, as on a real FOLIO.
+  for t in fs09000000 "$SEARCH_TENANT_A"; do
+    node tools/search-index.mjs --url "http://127.0.0.1:$FP_MINIFOLIO_PORT" --tenant "$t"
+  done
   make --no-print-directory search-data
 fi
 
