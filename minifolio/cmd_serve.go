@@ -42,6 +42,7 @@ func cmdServe(args []string, _ io.Writer) error {
 	// Set by `up` so each process's command line names its stack: Telegraf's procstat
 	// tells two stacks on one machine apart by it (telegraf/native.conf).
 	_ = fs.String("run-dir", "", "directory of the `up` that started this process (informational)")
+	osURL := fs.String("opensearch", os.Getenv("FP_OPENSEARCH_URL"), "OpenSearch URL for mod-search, e.g. http://127.0.0.1:9200 (default $FP_OPENSEARCH_URL)")
 	db := dbFlag(fs)
 	if err := parse(fs, args); err != nil {
 		return err
@@ -69,8 +70,11 @@ func cmdServe(args []string, _ io.Writer) error {
 	if *port == 0 {
 		*port = 9130 + m.Offset
 	}
+	if m.OpenSearch && *osURL == "" {
+		return fail(m.Name+" needs OpenSearch", "pass --opensearch http://127.0.0.1:<port> or set FP_OPENSEARCH_URL")
+	}
 	err = modules.Serve(ctx, modules.Config{Name: m.Name, Addr: fmt.Sprintf("127.0.0.1:%d", *port), DB: dsn,
-		OkapiURL: *okapiURL, Profile: *prof})
+		OkapiURL: *okapiURL, Profile: *prof, OpenSearchURL: *osURL})
 	if err != nil {
 		slog.Error("module stopped", "module", m.Name, "err", err)
 	}

@@ -10,6 +10,7 @@ import (
 	"os"
 	"path/filepath"
 	"strconv"
+	"strings"
 	"time"
 
 	"github.com/folio-perf/folio-perf/minifolio/internal/catalog"
@@ -23,10 +24,14 @@ type proc struct {
 	port int
 }
 
-// deployment lists the gateway and every module for a base port, gateway first.
-func deployment(port int) []proc {
+// deployment lists the gateway and every module for a base port, gateway
+// first; modules that need OpenSearch only with search set.
+func deployment(port int, search bool) []proc {
 	ps := []proc{{gatewayName, port}}
 	for _, m := range catalog.Modules {
+		if m.OpenSearch && !search {
+			continue
+		}
 		ps = append(ps, proc{m.Name, port + m.Offset})
 	}
 	return ps
@@ -45,6 +50,7 @@ type state struct {
 	Port    int    `json:"port"`
 	Profile string `json:"profile"`
 	Started string `json:"started"`
+	Search  bool   `json:"search,omitempty"` // mod-search runs (up --opensearch)
 }
 
 func runDirFlag(fsRunDir *string) (procs.Dir, error) {
@@ -66,14 +72,18 @@ func readState(d procs.Dir) (state, bool) {
 
 func cmdUp(args []string, out io.Writer) error {
 	fs := newFlags("up")
-	port := fs.Int("port", 9130, "gateway port; module ports are this plus 1..9")
+	port := fs.Int("port", 9130, "gateway port; module ports are this plus 1..10")
 	prof := fs.String("profile", "fast", "release profile (minifolio/profiles/<name>.json)")
 	ttl := fs.Duration("token-ttl", 10*time.Minute, "access-token lifetime")
 	runDir := fs.String("run-dir", ".stack/minifolio", "directory for pid files and logs/")
 	timeout := fs.Duration("timeout", 60*time.Second, "how long to wait for every process to be healthy")
+	osURL := fs.String("opensearch", "", "OpenSearch URL, e.g. http://127.0.0.1:9200; when set, mod-search runs too (port: --port + 10)")
 	db := dbFlag(fs)
 	if err := parse(fs, args); err != nil {
 		return err
+	}
+	if *osURL != "" && !strings.HasPrefix(*osURL, "http://") && !strings.HasPrefix(*osURL, "https://") {
+		return fail(fmt.Sprintf("invalid --opensearch %q", *osURL), "give the node's URL, e.g. --opensearch http://127.0.0.1:9200")
 	}
 	if *port < 1024 || *port > 65500 {
 		return fail(fmt.Sprintf("invalid --port %d", *port), "use a port between 1024 and 65500")
@@ -93,7 +103,7 @@ func cmdUp(args []string, out io.Writer) error {
 	// Already (partly) up? Judge by the pid files of the recorded deployment.
 	if st, ok := readState(dir); ok {
 		var alive, dead []string
-		for _, p := range deployment(st.Port) {
+		for _, p := range deployment(st.Port, st.Search) {
 			if procs.Ours(dir.ReadPid(p.name), markers(dir, p.name)...) {
 				alive = append(alive, p.name)
 			} else {
@@ -120,7 +130,7 @@ func cmdUp(args []string, out io.Writer) error {
 		return err
 	}
 	pool.Close()
-	ps := deployment(*port)
+	ps := deployment(*port, *osURL != "")
 	for _, p := range ps {
 		if !procs.PortFree(p.port) {
 			return fail(fmt.Sprintf("port %d (for %s) is already in use", p.port, p.name),
@@ -157,6 +167,9 @@ func cmdUp(args []string, out io.Writer) error {
 		} else {
 			args = append(args, "--okapi-url", okapiURL)
 		}
+		if m, ok := catalog.ByName(p.name); ok && m.OpenSearch {
+			e = append(append([]string{}, env...), "FP_OPENSEARCH_URL="+*osURL)
+		}
 		if _, err := dir.Start(exe, procs.Spec{Name: p.name, Args: args, Env: e, Port: p.port}); err != nil {
 			stopStarted()
 			return fail(fmt.Sprintf("cannot start %s: %v", p.name, err), "check that "+string(dir)+" is writable")
@@ -190,7 +203,7 @@ func cmdUp(args []string, out io.Writer) error {
 		}
 		time.Sleep(100 * time.Millisecond)
 	}
-	b, _ := json.Marshal(state{Port: *port, Profile: *prof, Started: time.Now().UTC().Format(time.RFC3339)})
+	b, _ := json.Marshal(state{Port: *port, Profile: *prof, Started: time.Now().UTC().Format(time.RFC3339), Search: *osURL != ""})
 	if err := os.WriteFile(filepath.Join(string(dir), "state.json"), b, 0o644); err != nil {
 		stopStarted()
 		return err
@@ -203,7 +216,7 @@ func cmdUp(args []string, out io.Writer) error {
 // knownNames: every pid-file name a deployment can have.
 func knownNames() []string {
 	var n []string
-	for _, p := range deployment(9130) {
+	for _, p := range deployment(9130, true) {
 		n = append(n, p.name)
 	}
 	return n
@@ -256,7 +269,7 @@ func cmdStatus(args []string, out io.Writer) error {
 		return errDown
 	}
 	down := false
-	for _, p := range deployment(st.Port) {
+	for _, p := range deployment(st.Port, st.Search) {
 		pid := dir.ReadPid(p.name)
 		s := "up"
 		if !procs.Ours(pid, markers(dir, p.name)...) {

@@ -9,8 +9,11 @@ import "strings"
 type Module struct {
 	Name     string   // FOLIO module name, e.g. "mod-circulation"
 	Schema   string   // schema suffix: "mod_circulation" → "<tenant>_mod_circulation"
-	Prefixes []string // first path segments the module serves, without leading slash
+	Prefixes []string // path prefixes the module serves (whole segments), without leading slash
 	Offset   int      // port = gateway port + Offset
+	// OpenSearch: the module needs an OpenSearch node, so `up` starts it only
+	// when one is given (CICO deployments run without it).
+	OpenSearch bool
 }
 
 // Modules is ordered so that storage modules start before the business
@@ -31,22 +34,31 @@ var Modules = []Module{
 		"automated-patron-blocks", "patron-block-conditions", "patron-block-limits"}, Offset: 7},
 	{Name: "mod-inventory", Schema: "mod_inventory", Prefixes: []string{"inventory"}, Offset: 8},
 	{Name: "mod-circulation", Schema: "mod_circulation", Prefixes: []string{"circulation"}, Offset: 9},
+	// The legacy reindex's progress lived in mod-inventory-storage
+	// (/instance-storage/reindex/{id}); minifolio's mod-search runs that job
+	// itself, so it serves that path too.
+	{Name: "mod-search", Schema: "mod_search", Prefixes: []string{"search", "instance-storage/reindex"}, Offset: 10, OpenSearch: true},
 }
 
-// ForPath returns the module serving path ("/circulation/loans?x" → mod-circulation).
+// ForPath returns the module serving path ("/circulation/loans?x" →
+// mod-circulation); the longest matching prefix wins
+// ("/instance-storage/reindex/1" → mod-search, "/instance-storage/instances" →
+// mod-inventory-storage).
 func ForPath(path string) (Module, bool) {
 	p := strings.TrimPrefix(path, "/")
-	if i := strings.IndexAny(p, "/?"); i >= 0 {
+	if i := strings.IndexByte(p, '?'); i >= 0 {
 		p = p[:i]
 	}
+	var best Module
+	n := -1
 	for _, m := range Modules {
 		for _, pre := range m.Prefixes {
-			if pre == p {
-				return m, true
+			if len(pre) > n && strings.HasPrefix(p, pre) && (len(p) == len(pre) || p[len(pre)] == '/') {
+				best, n = m, len(pre)
 			}
 		}
 	}
-	return Module{}, false
+	return best, n >= 0
 }
 
 // ByName finds a module by its FOLIO name.

@@ -29,6 +29,9 @@ type Config struct {
 	DB       string // PostgreSQL URL
 	OkapiURL string // gateway URL; modules call each other through it with the caller's token
 	Profile  string // release profile name (minifolio/profiles/<name>.json)
+	// OpenSearchURL is mod-search's OpenSearch node; without it mod-search
+	// answers 500 (the other modules ignore it).
+	OpenSearchURL string
 }
 
 // Serve runs one module until ctx is cancelled.
@@ -38,7 +41,7 @@ func Serve(ctx context.Context, cfg Config) error {
 		return err
 	}
 	var pool *pgxpool.Pool
-	if m, ok := catalog.ByName(cfg.Name); ok && len(storage.ForSchema(m.Schema)) > 0 {
+	if m, ok := catalog.ByName(cfg.Name); ok && (len(storage.ForSchema(m.Schema)) > 0 || m.OpenSearch) {
 		if pool, err = storage.Open(ctx, cfg.DB, 0); err != nil {
 			return err
 		}
@@ -81,7 +84,7 @@ func Handler(cfg Config, pool *pgxpool.Pool, prof *profile.Profile) (http.Handle
 		return nil, fmt.Errorf("unknown module %q: use one of %s", cfg.Name, strings.Join(names, ", "))
 	}
 	tables := storage.ForSchema(m.Schema)
-	if len(tables) > 0 && pool == nil {
+	if (len(tables) > 0 || m.OpenSearch) && pool == nil {
 		return nil, fmt.Errorf("%s needs a database: pass --db or set MINIFOLIO_DB", cfg.Name)
 	}
 	if prof == nil {
@@ -120,9 +123,21 @@ func Handler(cfg Config, pool *pgxpool.Pool, prof *profile.Profile) (http.Handle
 		(&notes{db: pool}).routes(mux)
 	case "mod-circulation-storage":
 		(&circulationRules{db: pool}).routes(mux)
+	case "mod-search":
+		if cfg.OpenSearchURL == "" {
+			mux.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) {
+				searchError(w, http.StatusInternalServerError, "OpenSearch is not configured: start mod-search with --opensearch <url>",
+					"SearchOperationException", "elasticsearch_error", "", "")
+			})
+			break
+		}
+		newModSearch(context.Background(), cfg.OpenSearchURL, pool).routes(mux)
 	}
 
 	var h http.Handler = mux
+	if m.Name == "mod-inventory-storage" {
+		h = newItemEvents(okapi).wrap(h)
+	}
 	if prof.Leak != nil && prof.Leak.Module == m.Name {
 		h = (&leakyHistory{size: max(prof.Leak.BytesPerRequest, 8)}).wrap(h)
 	}
