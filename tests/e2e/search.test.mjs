@@ -115,7 +115,8 @@ test('a bad setting stops the script before any request, with one line (cause, f
   for (const [vars, msg] of cases) {
     const id = `${testid}-bad-${n++}`;
     const r = k6Direct(vars, id);
-    const out = r.stdout + r.stderr;
+    // k6's log line escapes the quotes of the message.
+    const out = (r.stdout + r.stderr).replace(/\\"/g, '"');
     assert.notEqual(r.status, 0, out);
     assert.match(out, msg);
     const lines = out.split('\n').filter((l) => l.includes('folio-perf:'));
@@ -126,7 +127,7 @@ test('a bad setting stops the script before any request, with one line (cause, f
   const id = `${testid}-bad-password`;
   const r = k6Direct({ FOLIO_PASSWORD: 'wrong' }, id);
   assert.notEqual(r.status, 0);
-  assert.match(r.stdout + r.stderr, /rejected the login of user "folio_admin".*fix: check FOLIO_USER and FOLIO_PASSWORD/);
+  assert.match((r.stdout + r.stderr).replace(/\\"/g, '"'), /rejected the login of user "folio_admin".*fix: check FOLIO_USER and FOLIO_PASSWORD/);
   assert.equal(await searchRequests(id), 0, 'no search request after a failed login');
 });
 
