@@ -16,8 +16,10 @@ builds=(telegraf k6 minifolio dashboards-deps)
 unit_suites=(test-unit-stack test-unit-k6 test-unit-lib test-unit-k6-document test-unit-dashboards test-unit-compose fuzz-cql)
 # test-unit-minifolio runs every minifolio package (CQL, storage, gateway, modules)
 # against the test stack's PostgreSQL. test-e2e-dashboards runs every panel query
-# against the CICO smoke run that test-e2e-cico recorded.
-e2e_suites=(test-e2e-stack test-e2e-sql test-unit-minifolio test-e2e-telegraf-configs test-e2e-cico test-e2e-dashboards)
+# against the CICO smoke run that test-e2e-cico recorded. test-e2e-search runs
+# the mod-search workflow (minifolio's mod-search on the stack's OpenSearch) and
+# leaves its testid in last-search-testid.
+e2e_suites=(test-e2e-stack test-e2e-sql test-unit-minifolio test-e2e-telegraf-configs test-e2e-cico test-e2e-search test-e2e-dashboards)
 
 passed=0 failed=0 failed_names=()
 run_suite() { # NAME COMMAND...
@@ -64,7 +66,7 @@ if ! stack/stack.sh up >"$logs/test-stack-up.log" 2>&1; then
 else
   # Written by this run's CICO suite; one left by an earlier `make test` would
   # let the dashboards suite pass against a stale run.
-  rm -f "$FP_STACK_DIR/last-cico-testid"
+  rm -f "$FP_STACK_DIR/last-cico-testid" "$FP_STACK_DIR/last-search-testid"
   for s in "${e2e_suites[@]}"; do
     [ -f "$FP_STACK_DIR/last-cico-testid" ] && export FP_DASH_TESTID=$(cat "$FP_STACK_DIR/last-cico-testid")
     run_suite "${s#test-}" make --no-print-directory "$s"

@@ -4,7 +4,7 @@
 // goes through tools/run.sh (WORKFLOW=search), the same path as `make run WORKFLOW=search`.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { readFileSync } from 'node:fs';
+import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { repo, env, bin, influxQuery, run } from './helpers.mjs';
 import { TEMPLATES } from '../../lib/search-templates.js';
@@ -36,6 +36,8 @@ function searchRun() {
 test('a short run: tenant B searched alone, then while tenant A reindexes; tables printed and written', () => {
   const r = searchRun();
   assert.equal(r.status, 0, r.out.slice(-6000));
+  // For the dashboards suite, as the CICO suite leaves last-cico-testid.
+  writeFileSync(join(env('FP_STACK_DIR'), 'last-search-testid'), testid);
   for (const title of ['1 user, baseline (seconds', '1 user, under reindex (seconds', '1 user: baseline vs under reindex', `Background reindex of ${reindexed}`]) {
     assert.ok(r.out.includes(title), `missing "${title}" in the output`);
   }
