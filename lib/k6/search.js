@@ -123,7 +123,11 @@ export function searchWorkflow(run, read) {
     const r = call(session, start.method, start.path, start.body, `${start.method} ${start.path}`);
     if (r.status < 200 || r.status > 299) {
       console.error(`folio-perf: reindex of ${re.tenant} was not started: ${start.method} ${start.path} answered ${errorDetail(r.status, r.body)}${r.error ? ` (${r.error})` : ''}`);
+      // A refused start is a failed reindex: it shows in reindex_duration and the summary.
       reindexRunning.add(0, { ...tags, stage: 'refused' });
+      reindexDuration.add(Date.now() - t0, { ...tags, outcome: 'failed' });
+      reindexStartedAt.add(t0);
+      reindexEndedAt.add(Date.now());
       return 'failed';
     }
     if (re.api === 'legacy') {
