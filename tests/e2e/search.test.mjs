@@ -8,6 +8,7 @@ import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { repo, env, bin, influxQuery, run } from './helpers.mjs';
 import { TEMPLATES } from '../../lib/search-templates.js';
+import { METRICS as M, PHASES } from '../../lib/metrics.js';
 
 const searched = 'fs09000000';
 const reindexed = 'fs09000001';
@@ -62,34 +63,34 @@ test('a short run: tenant B searched alone, then while tenant A reindexes; table
 
 test('InfluxDB: the reindex window (reindex_running 1 then 0, tenant A) and its completed duration', async () => {
   assert.equal(searchRun().status, 0);
-  const run1 = await influxQuery(`SELECT max("value"), last("value"), count("value") FROM "reindex_running" WHERE "testid" = ${q(testid)} AND "tenant" = ${q(reindexed)}`);
+  const run1 = await influxQuery(`SELECT max("value"), last("value"), count("value") FROM "${M.reindexRunning}" WHERE "testid" = ${q(testid)} AND "tenant" = ${q(reindexed)}`);
   assert.equal(run1.length, 1, 'reindex_running recorded for tenant A');
   const [, max, last, count] = run1[0].values[0];
   assert.deepEqual([max, last], [1, 0]);
   assert.ok(count >= 2);
-  const stages = (await influxQuery(`SHOW TAG VALUES FROM "reindex_running" WITH KEY = "stage" WHERE "testid" = ${q(testid)}`))[0].values.map((v) => v[1]);
+  const stages = (await influxQuery(`SHOW TAG VALUES FROM "${M.reindexRunning}" WITH KEY = "stage" WHERE "testid" = ${q(testid)}`))[0].values.map((v) => v[1]);
   assert.ok(stages.includes('done'), `stages: ${stages}`);
-  const dur = await influxQuery(`SELECT count("value") FROM "reindex_duration" WHERE "testid" = ${q(testid)} AND "outcome" = 'completed' AND "phase" = 'reindex'`);
+  const dur = await influxQuery(`SELECT count("value") FROM "${M.reindexDuration}" WHERE "testid" = ${q(testid)} AND "outcome" = 'completed' AND "phase" = 'reindex'`);
   assert.ok(dur.length === 1 && dur[0].values[0][1] >= 1, 'a completed reindex_duration sample');
 });
 
 test('InfluxDB: every template has samples by name, group and kind in both phases, none failed', async () => {
   assert.equal(searchRun().status, 0);
   const series = await influxQuery(
-    `SELECT count("value") FROM "http_req_duration" WHERE "testid" = ${q(testid)} AND "workflow" = 'search' AND "name" =~ /^GET \\/search\\/(instances:|authorities) / GROUP BY "name", "group", "kind", "phase", "vus"`,
+    `SELECT count("value") FROM "${M.httpDuration}" WHERE "testid" = ${q(testid)} AND "workflow" = 'search' AND "name" =~ /^GET \\/search\\/(instances:|authorities) / GROUP BY "name", "group", "kind", "phase", "vus"`,
   );
   const seen = new Map(series.map((x) => [`${x.tags.name}|${x.tags.phase}`, x]));
   for (const t of TEMPLATES) {
-    for (const phase of ['baseline', 'reindex']) {
+    for (const phase of PHASES) {
       const x = seen.get(`${t.name}|${phase}`);
       assert.ok(x && x.values[0][1] > 0, `${t.name} has no ${phase} samples`);
       assert.deepEqual([x.tags.group, x.tags.kind, x.tags.vus], [t.group, t.kind, '1'], t.name);
     }
   }
   assert.equal(series.length, TEMPLATES.length * 2, 'no other search name or tag combination');
-  const failed = await influxQuery(`SELECT sum("value") FROM "http_req_failed" WHERE "testid" = ${q(testid)}`);
+  const failed = await influxQuery(`SELECT sum("value") FROM "${M.httpFailed}" WHERE "testid" = ${q(testid)}`);
   assert.equal(failed[0].values[0][1], 0, 'no failed request (searches, logins, reindex calls)');
-  const slow = await influxQuery(`SELECT count("value") FROM "search_slow_requests" WHERE "testid" = ${q(testid)} AND "name" = '' `);
+  const slow = await influxQuery(`SELECT count("value") FROM "${M.searchSlow}" WHERE "testid" = ${q(testid)} AND "name" = '' `);
   assert.equal(slow.length, 0, 'slow-request samples always carry the template name');
 });
 
@@ -102,7 +103,7 @@ function k6Direct(vars, id) {
   });
 }
 const searchRequests = async (id) => {
-  const s = await influxQuery(`SELECT count("value") FROM "http_reqs" WHERE "testid" = ${q(id)} AND "name" =~ /^GET \\/search\\//`);
+  const s = await influxQuery(`SELECT count("value") FROM "${M.httpReqs}" WHERE "testid" = ${q(id)} AND "name" =~ /^GET \\/search\\//`);
   return s.length ? s[0].values[0][1] : 0;
 };
 
