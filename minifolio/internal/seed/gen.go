@@ -4,7 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"strconv"
 	"time"
 
 	"github.com/folio-perf/folio-perf/minifolio/internal/storage"
@@ -15,6 +14,7 @@ var (
 	itemT        = storage.MustLookup("mod_inventory_storage", "item")
 	holdingsT    = storage.MustLookup("mod_inventory_storage", "holdings_record")
 	instanceT    = storage.MustLookup("mod_inventory_storage", "instance")
+	authorityT   = storage.MustLookup("mod_inventory_storage", "authority")
 	usersT       = storage.MustLookup("mod_users", "users")
 	loanT        = storage.MustLookup("mod_circulation_storage", "loan")
 	credsT       = storage.MustLookup("mod_login", "auth_credentials")
@@ -44,13 +44,14 @@ type gen struct {
 	groups                                [4]string // staff, undergrad, graduate, faculty
 	loanPolicy, reqPolicy, noticePolicy   string
 	overduePolicy, lostPolicy, contribTyp string
-	admin                                 string // the operator's user id
+	admin                                 string   // the operator's user id
+	words                                 []string // vocabulary of titles, names, subjects, headings
 }
 
 func newGen(o Options) *gen {
 	t := o.Tenant
 	id := func(k string, i int) string { return IDString(t, k, i) }
-	g := &gen{o: o, t: t, eventUsers: o.EventUsers}
+	g := &gen{o: o, t: t, eventUsers: o.EventUsers, words: o.Words}
 	if g.eventUsers == 0 || g.eventUsers > o.Users {
 		g.eventUsers = o.Users
 	}
@@ -251,8 +252,6 @@ func (g *gen) specialUsers(ctx context.Context, tx pgx.Tx, put func(string, stri
 var (
 	firstNames = []string{"Ada", "Ben", "Chloe", "Dmitri", "Elif", "Farah", "Goran", "Hana", "Ivo", "Jun", "Kemal", "Lena"}
 	lastNames  = []string{"Abbott", "Berg", "Castro", "Dumas", "Eriksen", "Fischer", "Garcia", "Horvat", "Ito", "Jensen", "Kowalski", "Lopez"}
-	adjectives = []string{"Silent", "Hidden", "Northern", "Quiet", "Broken", "Golden", "Distant", "Burning", "Patient", "Open"}
-	nouns      = []string{"River", "Library", "Garden", "Archive", "Harbour", "Mountain", "Letter", "Atlas", "Engine", "Orchard"}
 )
 
 func (g *gen) userDoc(barcode string, i int, active bool) obj {
@@ -310,16 +309,24 @@ func (g *gen) copy(ctx context.Context, tx pgx.Tx, t *storage.Table, n int, row 
 
 func (g *gen) instances(ctx context.Context, tx pgx.Tx) error {
 	t, o := g.t, g.o
-	nw := len(nouns) * len(adjectives)
+	var buf []byte
 	return g.copy(ctx, tx, instanceT, o.Items, func(i int) ([16]byte, []byte) {
 		id := ID(t, "instance", i)
-		title := adjectives[i%len(adjectives)] + " " + nouns[(i/len(adjectives))%len(nouns)] + " " + strconv.Itoa(i/nw+1)
-		author := lastNames[i%len(lastNames)] + ", " + firstNames[(i/7)%len(firstNames)]
-		b := fmt.Appendf(nil, `{"id":%q,"hrid":"in%08d","source":"FOLIO","title":%q,"indexTitle":%q,"instanceTypeId":%q,`+
-			`"contributors":[{"name":%q,"primary":true,"contributorNameTypeId":%q}],"languages":["eng"],`+
-			`"discoverySuppress":false,"staffSuppress":false,"metadata":%s}`,
-			fmtUUID(id), i, title, title, g.itype, author, g.contribTyp, metadataJSON)
-		return id, b
+		// pgx encodes the row before asking for the next one, so one buffer
+		// serves every row.
+		buf = g.instanceDoc(buf[:0], fmtUUID(id), i)
+		return id, buf
+	})
+}
+
+// authorities loads the MARC authority records mod-search indexes.
+func (g *gen) authorities(ctx context.Context, tx pgx.Tx) error {
+	t := g.t
+	var buf []byte
+	return g.copy(ctx, tx, authorityT, g.o.Authorities, func(i int) ([16]byte, []byte) {
+		id := ID(t, "authority", i)
+		buf = g.authorityDoc(buf[:0], fmtUUID(id), i)
+		return id, buf
 	})
 }
 

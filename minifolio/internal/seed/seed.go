@@ -35,8 +35,13 @@ type Options struct {
 	Loans         int    // open loans on the first Loans items, items "Checked out"
 	EventsPerUser int    // item_checked_out/in event pairs per user (patron-block history)
 	EventUsers    int    // how many users get that history (0: all)
-	Force         bool   // drop an existing tenant and seed again
-	Progress      io.Writer
+	Authorities   int    // MARC authority records (mod-search's authority index)
+	TextSeed      int64  // seed of the bibliographic text: same seed, same data set
+	// Words is the vocabulary of titles, names, subjects and headings; nil
+	// loads the wamerican word list (DictPath) when there is text to write.
+	Words    []string
+	Force    bool // drop an existing tenant and seed again
+	Progress io.Writer
 }
 
 // Result says what a seed did.
@@ -53,6 +58,8 @@ type Marker struct {
 	Loans         int    `json:"loans"`
 	EventsPerUser int    `json:"eventsPerUser"`
 	EventUsers    int    `json:"eventUsers"`
+	Authorities   int    `json:"authorities"`
+	TextSeed      int64  `json:"textSeed"`
 	AdminUser     string `json:"adminUser"`
 	At            string `json:"at"`
 }
@@ -64,8 +71,8 @@ func (o Options) Validate() error {
 		return fmt.Errorf("invalid --tenant %q: letters, digits and _, starting with a letter, at most 31", o.Tenant)
 	case o.AdminUser == "" || o.AdminPassword == "":
 		return errors.New("the operator needs --admin-user and --admin-password (or MINIFOLIO_ADMIN_PASSWORD)")
-	case o.Items < 0 || o.Users < 0 || o.Loans < 0 || o.EventsPerUser < 0 || o.EventUsers < 0:
-		return errors.New("--items, --users, --loans and --events-per-user must not be negative")
+	case o.Items < 0 || o.Users < 0 || o.Loans < 0 || o.EventsPerUser < 0 || o.EventUsers < 0 || o.Authorities < 0:
+		return errors.New("--items, --users, --loans, --events-per-user and --authorities must not be negative")
 	case o.Loans > o.Items:
 		return fmt.Errorf("--loans %d is more than --items %d: every loan needs its own item", o.Loans, o.Items)
 	case o.Loans > 0 && o.Users == 0:
@@ -117,6 +124,12 @@ func Run(ctx context.Context, pool *pgxpool.Pool, o Options) (Result, error) {
 		return Result{}, fmt.Errorf("tenant %s %w but was not created by seed: %w", o.Tenant, ErrExists, errors.New("use --force to drop it and seed again"))
 	}
 	g := newGen(o)
+	if g.words == nil && (o.Items > 0 || o.Authorities > 0) {
+		// Before anything is dropped: a missing word list changes nothing.
+		if g.words, err = LoadVocabulary(DictPath); err != nil {
+			return Result{}, err
+		}
+	}
 	if registered {
 		g.progress("dropping tenant %s (--force)", o.Tenant)
 		if err := storage.DropTenant(ctx, pool, o.Tenant); err != nil {
@@ -148,7 +161,7 @@ func Run(ctx context.Context, pool *pgxpool.Pool, o Options) (Result, error) {
 		return Result{}, err
 	}
 	m = Marker{Items: o.Items, Users: o.Users, Loans: o.Loans, EventsPerUser: o.EventsPerUser,
-		EventUsers: g.eventUsers, AdminUser: o.AdminUser, At: time.Now().UTC().Format(time.RFC3339)}
+		EventUsers: g.eventUsers, Authorities: o.Authorities, TextSeed: o.TextSeed, AdminUser: o.AdminUser, At: time.Now().UTC().Format(time.RFC3339)}
 	mb, _ := json.Marshal(m)
 	_, err = pool.Exec(ctx, `INSERT INTO okapi.tenants (id, jsonb) VALUES ($1, jsonb_build_object('id', $1::text, 'name', $1::text, 'seeded', $2::jsonb))
 		ON CONFLICT (id) DO UPDATE SET jsonb = EXCLUDED.jsonb`, o.Tenant, mb)
@@ -188,6 +201,7 @@ func (g *gen) load(ctx context.Context, pool *pgxpool.Pool) error {
 		inTx(func(tx pgx.Tx) error { return g.items(ctx, tx) }),
 		inTx(func(tx pgx.Tx) error { return g.holdings(ctx, tx) }),
 		inTx(func(tx pgx.Tx) error { return g.instances(ctx, tx) }),
+		inTx(func(tx pgx.Tx) error { return g.authorities(ctx, tx) }),
 		inTx(func(tx pgx.Tx) error {
 			if err := g.reference(ctx, tx); err != nil {
 				return err
@@ -209,7 +223,7 @@ func (g *gen) load(ctx context.Context, pool *pgxpool.Pool) error {
 	}
 	g.progress("indexes built in %s; analyzing", time.Since(start).Round(time.Millisecond))
 	jobs = nil
-	for _, t := range []*storage.Table{itemT, holdingsT, instanceT, usersT, loanT} {
+	for _, t := range []*storage.Table{itemT, holdingsT, instanceT, authorityT, usersT, loanT} {
 		jobs = append(jobs, func() error { _, err := pool.Exec(ctx, "ANALYZE "+t.QualifiedName(g.t)); return err })
 	}
 	return runAll(ctx, jobs)

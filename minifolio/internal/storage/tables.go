@@ -239,6 +239,10 @@ var Tables = []*Table{
 		FKs:      fks("holdingsRecordId", "materialTypeId", "permanentLoanTypeId", "temporaryLoanTypeId", "effectiveLocationId"),
 		Indexes:  cat(uniq("barcode", "hrid"), idx("status.name")),
 		Required: []string{"materialTypeId", "permanentLoanTypeId", "holdingsRecordId", "status.name"}},
+	// MARC authorities as mod-inventory-storage kept them until Orchid (the
+	// storage the Lotus search report ran on): mod-search indexes them.
+	{Module: "mod-inventory-storage", Schema: "mod_inventory_storage", Name: "authority", Key: "authorities",
+		Path: "/authority-storage/authorities", Metadata: true},
 	{Module: "mod-inventory-storage", Schema: "mod_inventory_storage", Name: "service_point", Key: "servicepoints",
 		Path: "/service-points", Metadata: true, Indexes: uniq("name", "code"),
 		Required: []string{"name", "code", "discoveryDisplayName"}},

