@@ -11,8 +11,11 @@ $(CURDIR)/bin/minifolio: $(MINIFOLIO_SOURCES)
 	@mkdir -p $(CURDIR)/bin
 	@cd $(CURDIR)/minifolio && go build -trimpath -o $@.tmp . && mv $@.tmp $@
 
-test-unit-minifolio: ## go vet + go test of every minifolio package (needs the stack: FP_PG_DSN)
-	@cd $(CURDIR)/minifolio && go vet ./... && go test -count=1 ./...
+# mod-search's tests also need OpenSearch: FP_OPENSEARCH_URL, else the test
+# stack's FP_OPENSEARCH_PORT on 127.0.0.1.
+test-unit-minifolio: ## go vet + go test of every minifolio package (needs the stack: FP_PG_DSN, OpenSearch)
+	@cd $(CURDIR)/minifolio && go vet ./... && \
+	FP_OPENSEARCH_URL="$${FP_OPENSEARCH_URL:-$${FP_OPENSEARCH_PORT:+http://127.0.0.1:$$FP_OPENSEARCH_PORT}}" go test -count=1 ./...
 
 # Seeding benchmark: the issue's target is 1,000,000 items (+holdings,
 # instances) and 100,000 users in <= 120 s. Uses its own tenant, dropped after.

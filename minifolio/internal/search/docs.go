@@ -1,60 +1,81 @@
 package search
 
 import (
+	"bytes"
 	"encoding/json"
+	"fmt"
 	"strconv"
-	"strings"
 )
-
-// holdingsFields and itemFields are what mod-search keeps of holdings and
-// items inside the instance document (a subset of its holdings[]/items[]):
-// enough for the item/holdings search options, facets and expandAll.
-var holdingsFields = []string{"id", "hrid", "permanentLocationId", "effectiveLocationId", "callNumber", "discoverySuppress"}
-var itemFields = []string{"id", "hrid", "barcode", "holdingsRecordId", "status", "effectiveLocationId", "materialTypeId", "discoverySuppress"}
 
 // InstanceDoc builds mod-search's instance document: the instance's own
 // fields, tenantId/shared, and holdings[] and items[] (items' status.name
 // searchable as items.status.name), as mod-search merges inventory events.
 func InstanceDoc(tenant string, instance json.RawMessage, holdings, items []json.RawMessage) ([]byte, error) {
+	return appendInstanceDoc(nil, tenant, instance, holdings, items)
+}
+
+// docKeys are the keys the document adds to the instance record.
+var docKeys = [][]byte{[]byte(`"tenantId"`), []byte(`"shared"`), []byte(`"holdings"`), []byte(`"items"`)}
+
+// appendInstanceDoc appends the document to buf by splicing the stored JSON
+// (PostgreSQL's jsonb text) instead of decoding and re-encoding it: a reindex
+// spends its CPU here, once per instance. The holdings and items are kept
+// whole; the mapping indexes only the fields searches use (dynamic: false).
+// A record that already carries one of the added keys goes the slow way,
+// so the document never has a key twice.
+func appendInstanceDoc(buf []byte, tenant string, instance json.RawMessage, holdings, items []json.RawMessage) ([]byte, error) {
+	in := bytes.TrimSpace(instance)
+	if len(in) < 2 || in[0] != '{' || in[len(in)-1] != '}' {
+		return buf, fmt.Errorf("instance record is not a JSON object")
+	}
+	for _, k := range docKeys {
+		if bytes.Contains(in, k) {
+			return appendInstanceDocSlow(buf, tenant, in, holdings, items)
+		}
+	}
+	body := bytes.TrimSpace(in[1 : len(in)-1])
+	buf = append(buf, '{')
+	if len(body) > 0 {
+		buf = append(buf, body...)
+		buf = append(buf, ',')
+	}
+	buf = append(buf, `"tenantId":`...)
+	buf = strconv.AppendQuote(buf, tenant)
+	buf = append(buf, `,"shared":false,"holdings":[`...)
+	buf = appendList(buf, holdings)
+	buf = append(buf, `],"items":[`...)
+	buf = appendList(buf, items)
+	return append(buf, "]}"...), nil
+}
+
+func appendList(buf []byte, recs []json.RawMessage) []byte {
+	for i, r := range recs {
+		if i > 0 {
+			buf = append(buf, ',')
+		}
+		buf = append(buf, r...)
+	}
+	return buf
+}
+
+func appendInstanceDocSlow(buf []byte, tenant string, instance json.RawMessage, holdings, items []json.RawMessage) ([]byte, error) {
 	var doc map[string]any
 	if err := json.Unmarshal(instance, &doc); err != nil {
-		return nil, err
+		return buf, err
 	}
 	doc["tenantId"] = tenant
 	doc["shared"] = false
-	hs := make([]map[string]any, 0, len(holdings))
-	for _, h := range holdings {
-		m, err := pick(h, holdingsFields)
-		if err != nil {
-			return nil, err
-		}
-		hs = append(hs, m)
-	}
-	is := make([]map[string]any, 0, len(items))
-	for _, it := range items {
-		m, err := pick(it, itemFields)
-		if err != nil {
-			return nil, err
-		}
-		is = append(is, m)
-	}
-	doc["holdings"] = hs
-	doc["items"] = is
-	return json.Marshal(doc)
+	doc["holdings"] = rawList(holdings)
+	doc["items"] = rawList(items)
+	b, err := json.Marshal(doc)
+	return append(buf, b...), err
 }
 
-func pick(raw json.RawMessage, fields []string) (map[string]any, error) {
-	var all map[string]json.RawMessage
-	if err := json.Unmarshal(raw, &all); err != nil {
-		return nil, err
+func rawList(rs []json.RawMessage) []json.RawMessage {
+	if rs == nil {
+		return []json.RawMessage{}
 	}
-	m := make(map[string]any, len(fields))
-	for _, f := range fields {
-		if v, ok := all[f]; ok {
-			m[f] = v
-		}
-	}
-	return m, nil
+	return rs
 }
 
 // AuthorityDoc is one indexed authority heading: its document id and body.
@@ -120,16 +141,15 @@ func AuthorityDocs(tenant string, raw json.RawMessage) ([]AuthorityDoc, error) {
 
 // bulkAction appends one "index" action and its document to an NDJSON body.
 func bulkAction(buf []byte, index, id string, doc []byte) []byte {
-	buf = append(buf, `{"index":{"_index":"`...)
-	buf = append(buf, index...)
-	buf = append(buf, `","_id":`...)
-	buf = strconv.AppendQuote(buf, id)
-	buf = append(buf, "}}\n"...)
+	buf = appendAction(buf, index, id)
 	buf = append(buf, doc...)
 	return append(buf, '\n')
 }
 
-// jsonString is a JSON string literal (for ids that are already validated).
-func jsonString(s string) string {
-	return strconv.Quote(strings.ToValidUTF8(s, ""))
+func appendAction(buf []byte, index, id string) []byte {
+	buf = append(buf, `{"index":{"_index":"`...)
+	buf = append(buf, index...)
+	buf = append(buf, `","_id":`...)
+	buf = strconv.AppendQuote(buf, id)
+	return append(buf, "}}\n"...)
 }

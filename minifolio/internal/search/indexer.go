@@ -3,7 +3,6 @@ package search
 import (
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"sync"
 	"sync/atomic"
@@ -192,8 +191,8 @@ func (ix *Indexer) instancePage(ctx context.Context, tenant, index, after string
 // items in two queries and renders the bulk body.
 func (ix *Indexer) instanceBody(ctx context.Context, tenant, index string, ids []string, docs [][]byte) ([]byte, error) {
 	schema := storage.SchemaName(tenant, inventorySchema)
-	holdings := map[string][]json.RawMessage{} // instance id → holdings
-	holdingInstance := map[string]string{}     // holdings id → instance id
+	holdings := make(map[string][]json.RawMessage, len(ids)) // instance id → holdings
+	holdingInstance := map[string]string{}                   // holdings id → instance id
 	var hids []string
 	rows, err := ix.DB.Query(ctx, "SELECT id::text, instanceid::text, jsonb FROM "+schema+".holdings_record WHERE instanceid = ANY($1::uuid[]) ORDER BY id", ids)
 	if err != nil {
@@ -214,7 +213,7 @@ func (ix *Indexer) instanceBody(ctx context.Context, tenant, index string, ids [
 	if err := rows.Err(); err != nil {
 		return nil, err
 	}
-	items := map[string][]json.RawMessage{} // instance id → items
+	items := make(map[string][]json.RawMessage, len(ids)) // instance id → items
 	if len(hids) > 0 {
 		rows, err = ix.DB.Query(ctx, "SELECT holdingsrecordid::text, jsonb FROM "+schema+".item WHERE holdingsrecordid = ANY($1::uuid[]) ORDER BY id", hids)
 		if err != nil {
@@ -235,13 +234,23 @@ func (ix *Indexer) instanceBody(ctx context.Context, tenant, index string, ids [
 			return nil, err
 		}
 	}
-	buf := make([]byte, 0, len(ids)*2048)
+	size := 0
+	for _, d := range docs {
+		size += len(d) + 128
+	}
+	for _, l := range items {
+		for _, d := range l {
+			size += len(d) + 1
+		}
+	}
+	buf := make([]byte, 0, size+len(ids)*512)
 	for i, id := range ids {
-		d, err := InstanceDoc(tenant, docs[i], holdings[id], items[id])
-		if err != nil {
+		buf = appendAction(buf, index, id)
+		var err error
+		if buf, err = appendInstanceDoc(buf, tenant, docs[i], holdings[id], items[id]); err != nil {
 			return nil, fmt.Errorf("instance %s: %v", id, err)
 		}
-		buf = bulkAction(buf, index, id, d)
+		buf = append(buf, '\n')
 	}
 	return buf, nil
 }
@@ -331,8 +340,6 @@ func (ix *Indexer) InstancesOfItems(ctx context.Context, tenant string, holdings
 	}
 	return out, rows.Err()
 }
-
-var errUnknownTenant = errors.New("unknown tenant")
 
 // TenantRegistered: the tenant is enabled (okapi.tenants); a reindex of any
 // other tenant is refused.

@@ -143,6 +143,7 @@ func (js *Jobs) Legacy(id string) (*LegacyJob, bool) {
 
 func (js *Jobs) run(tenant string, r *Resource, recreate bool, progress Progress) (int64, error) {
 	ctx := js.base
+	t0 := time.Now()
 	if err := js.ix.EnsureIndex(ctx, r, tenant, recreate); err != nil {
 		return 0, err
 	}
@@ -150,7 +151,13 @@ func (js *Jobs) run(tenant string, r *Resource, recreate bool, progress Progress
 	if err != nil {
 		return 0, err
 	}
+	t1 := time.Now()
 	n, err := js.ix.Reindex(ctx, r, tenant, total, progress)
+	t2 := time.Now()
+	defer func() {
+		slog.Info("reindex phases", "tenant", tenant, "resource", r.Name, "prepare_s", t1.Sub(t0).Seconds(),
+			"load_s", t2.Sub(t1).Seconds(), "finish_s", time.Since(t2).Seconds(), "docs_per_s", float64(n)/t2.Sub(t1).Seconds())
+	}()
 	// Refreshes are restored even after a failure, so the index stays usable.
 	if recreate {
 		if ferr := js.ix.FinishRecreate(context.WithoutCancel(ctx), r, tenant); err == nil {
@@ -193,8 +200,9 @@ func (js *Jobs) StartFull(tenant string) bool {
 		ranges := (total + page - 1) / page
 		run.mu.Lock()
 		for _, e := range run.entities {
-			e.TotalMergeRanges, e.TotalUploadRanges = ranges, ranges
+			e.TotalMergeRanges = ranges
 		}
+		inst.TotalUploadRanges = ranges
 		// mod-search merges holdings and items into its staging tables before
 		// uploading instances; minifolio joins them per page of instances, so
 		// the three move together and the merge ends when the upload does.

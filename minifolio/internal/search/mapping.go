@@ -92,11 +92,11 @@ var Instances = &Resource{
 		"metadata.updatedDate": "metadata.updatedDate",
 	},
 	Facets: map[string]string{
-		"source": "source", "instanceTypeId": "instanceTypeId", "statusId": "statusId",
-		"modeOfIssuanceId": "modeOfIssuanceId", "languages": "languages", "staffSuppress": "staffSuppress",
-		"discoverySuppress": "discoverySuppress", "tenantId": "tenantId", "shared": "shared",
-		"items.status.name": "items.status.name", "items.effectiveLocationId": "items.effectiveLocationId",
-		"items.materialTypeId": "items.materialTypeId", "holdings.permanentLocationId": "holdings.permanentLocationId",
+		"source": "source.raw", "instanceTypeId": "instanceTypeId.raw", "statusId": "statusId.raw",
+		"modeOfIssuanceId": "modeOfIssuanceId.raw", "languages": "languages.raw", "staffSuppress": "staffSuppress",
+		"discoverySuppress": "discoverySuppress", "tenantId": "tenantId.raw", "shared": "shared",
+		"items.status.name": "items.status.name.raw", "items.effectiveLocationId": "items.effectiveLocationId.raw",
+		"items.materialTypeId": "items.materialTypeId.raw", "holdings.permanentLocationId": "holdings.permanentLocationId.raw",
 	},
 	Basic: []string{"id", "tenantId", "shared", "hrid", "title", "contributors", "publication", "identifiers",
 		"dates", "staffSuppress", "discoverySuppress", "isBoundWith"},
@@ -136,7 +136,7 @@ var Authorities = func() *Resource {
 			"headingRef":   ft("headingRef"),
 		},
 		Sorts:  map[string]string{"headingRef": "headingRef.keyword", "headingType": "headingType", "authRefType": "authRefType"},
-		Facets: map[string]string{"sourceFileId": "sourceFileId", "headingType": "headingType", "authRefType": "authRefType", "source": "source", "tenantId": "tenantId", "shared": "shared"},
+		Facets: map[string]string{"sourceFileId": "sourceFileId.raw", "headingType": "headingType.raw", "authRefType": "authRefType.raw", "source": "source.raw", "tenantId": "tenantId.raw", "shared": "shared"},
 		Basic:  []string{"id", "tenantId", "shared", "headingType", "authRefType", "headingRef", "sourceFileId", "naturalId"},
 	}
 	var all []string
@@ -179,8 +179,11 @@ func textField() map[string]any {
 		"fields": map[string]any{"keyword": map[string]any{"type": "keyword", "normalizer": "folio_keyword", "ignore_above": 512}}}
 }
 
+// keywordField: matched case-insensitively; the "raw" sub-field keeps the
+// value as stored for facets, which show values as the records have them.
 func keywordField() map[string]any {
-	return map[string]any{"type": "keyword", "normalizer": "folio_keyword"}
+	return map[string]any{"type": "keyword", "normalizer": "folio_keyword",
+		"fields": map[string]any{"raw": map[string]any{"type": "keyword", "ignore_above": 256}}}
 }
 
 // properties builds the nested "properties" tree for the dotted paths.

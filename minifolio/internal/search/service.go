@@ -28,7 +28,8 @@ func Search(ctx context.Context, c *Client, r *Resource, tenant string, q *Trans
 		req["sort"] = q.Sort
 	}
 	body, _ := json.Marshal(req)
-	b, err := c.Do(ctx, http.MethodPost, "/"+IndexName(r.Name, tenant)+"/_search", body, "")
+	// filter_path: OpenSearch sends only what the answer needs.
+	b, err := c.Do(ctx, http.MethodPost, "/"+IndexName(r.Name, tenant)+"/_search?filter_path=hits.total.value,hits.hits._source", body, "")
 	key := r.Name + "s"
 	if r == Authorities {
 		key = "authorities"
@@ -117,7 +118,7 @@ func Facets(ctx context.Context, c *Client, r *Resource, tenant string, q *Trans
 	}
 	req := map[string]any{"query": q.Query, "size": 0, "track_total_hits": true, "aggs": aggs}
 	body, _ := json.Marshal(req)
-	b, err := c.Do(ctx, http.MethodPost, "/"+IndexName(r.Name, tenant)+"/_search", body, "")
+	b, err := c.Do(ctx, http.MethodPost, "/"+IndexName(r.Name, tenant)+"/_search?filter_path=hits.total.value,aggregations.*.buckets", body, "")
 	type value struct {
 		ID           string `json:"id"`
 		TotalRecords int    `json:"totalRecords"`
