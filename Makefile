@@ -55,7 +55,7 @@ stack-status: ## one line per service: name, up/down, URL (exit 1 if one is down
 stack-clean: ## stop the stack and delete its data (.stack/)
 	@stack/stack.sh clean
 
-run: stack-up k6 minifolio ## one run: make run [WORKFLOW=cico|search] PROFILE=smoke|demo|ptf|... MINIFOLIO_PROFILE=fast|lotus|...
+run: stack-up k6 minifolio $(if $(filter search,$(WORKFLOW)),opensearch search-data) ## one run: make run [WORKFLOW=cico|search] PROFILE=smoke|demo|ptf|... MINIFOLIO_PROFILE=fast|lotus|...
 	@tools/run.sh
 
 demo: ## the main job: make run PROFILE=demo MINIFOLIO_PROFILE=lotus (1, 5, 8, 20 users)

@@ -9,5 +9,5 @@ $(SEARCH_DATA)/.generated: $(CURDIR)/lib/search-data.js $(CURDIR)/tools/search-d
 	@node $(CURDIR)/tools/search-data.mjs --out $(SEARCH_DATA)
 	@touch $@
 
-test-e2e-search: $(BIN)/k6 $(BIN)/minifolio search-data ## mod-search run on minifolio + OpenSearch: tenant B searched while tenant A reindexes, samples, tables, bad settings
+test-e2e-search: $(BIN)/k6 $(BIN)/minifolio opensearch search-data ## mod-search run on minifolio + OpenSearch: tenant B searched while tenant A reindexes, samples, tables, bad settings
 	@node --test --test-reporter=spec --test-concurrency=1 tests/e2e/search.test.mjs

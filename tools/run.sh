@@ -13,7 +13,8 @@
 # (fast), RELEASE (label of the system under test; default the minifolio
 # profile), DURATION, VUS, THINK, BASELINE, SEED_ITEMS, SEED_USERS, SEED_LOANS,
 # SEED_EVENTS_PER_USER (patron-block history, for juniper-patron-blocks),
-# TOKEN_TTL (minifolio's access-token lifetime), TESTID. WORKFLOW=search: see
+# TOKEN_TTL (minifolio's access-token lifetime), TESTID, SEED_AUTHORITIES
+# (MARC authority records of a new tenant, 2000). WORKFLOW=search: see
 # the search block below (REINDEX_TENANT, REINDEX_API, ... reach k6 unchanged).
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -26,12 +27,14 @@ SEED_ITEMS=${SEED_ITEMS:-20000}
 SEED_USERS=${SEED_USERS:-2000}
 SEED_LOANS=${SEED_LOANS:-500}
 SEED_EVENTS_PER_USER=${SEED_EVENTS_PER_USER:-0}
+# MARC authorities for the search workflow's authority templates (ignored by CICO).
+SEED_AUTHORITIES=${SEED_AUTHORITIES:-2000}
 TOKEN_TTL=${TOKEN_TTL:-10m}
 FP_PG_PORT=${FP_PG_PORT:-55432}
 FP_INFLUX_PORT=${FP_INFLUX_PORT:-58086}
 FP_MINIFOLIO_PORT=${FP_MINIFOLIO_PORT:-9130}
 FP_STACK_DIR=${FP_STACK_DIR:-$repo/.stack}
-FP_OPENSEARCH_PORT=${FP_OPENSEARCH_PORT:-59200}
+FP_OPENSEARCH_PORT=${FP_OPENSEARCH_PORT:-59199}
 export FOLIO_DB_PASSWORD=${FOLIO_DB_PASSWORD:-folio}
 # minifolio's operator password is a local-only default; a real FOLIO's comes from the user.
 export FOLIO_PASSWORD=${FOLIO_PASSWORD:-admin} MINIFOLIO_ADMIN_PASSWORD=${FOLIO_PASSWORD:-admin}
@@ -56,10 +59,14 @@ esac
 bin/minifolio down --run-dir "$run_dir" >/dev/null
 echo "==> minifolio: starting with profile $MINIFOLIO_PROFILE on 127.0.0.1:$FP_MINIFOLIO_PORT"
 up_args=()
-[ "$WORKFLOW" = search ] && up_args=(--opensearch "http://127.0.0.1:$FP_OPENSEARCH_PORT")
+if [ "$WORKFLOW" = search ]; then
+  # OpenSearch joins the stack only for this workflow (reused when it runs already).
+  FP_OPENSEARCH_PORT=$FP_OPENSEARCH_PORT stack/stack.sh up search
+  up_args=(--opensearch "http://127.0.0.1:$FP_OPENSEARCH_PORT")
+fi
 bin/minifolio up --run-dir "$run_dir" --port "$FP_MINIFOLIO_PORT" --profile "$MINIFOLIO_PROFILE" --token-ttl "$TOKEN_TTL" "${up_args[@]}"
 echo "==> minifolio: seeding fs09000000 if empty ($SEED_ITEMS items, $SEED_USERS users, $SEED_LOANS open loans)"
-bin/minifolio seed --items "$SEED_ITEMS" --users "$SEED_USERS" --loans "$SEED_LOANS" --events-per-user "$SEED_EVENTS_PER_USER"
+bin/minifolio seed --items "$SEED_ITEMS" --users "$SEED_USERS" --loans "$SEED_LOANS" --events-per-user "$SEED_EVENTS_PER_USER" --authorities "$SEED_AUTHORITIES"
 echo "==> minifolio: reset to the pre-test state (PTF's restore)"
 bin/minifolio reset
 
@@ -67,7 +74,7 @@ bin/minifolio reset
 if [ "$WORKFLOW" = search ]; then
   SEARCH_TENANT_A=${REINDEX_TENANT:-fs09000001}
   echo "==> minifolio: seeding $SEARCH_TENANT_A (the tenant a reindex phase reindexes) if empty"
-  bin/minifolio seed --tenant "$SEARCH_TENANT_A" --items "$SEED_ITEMS" --users "$SEED_USERS" --loans "$SEED_LOANS"
+  bin/minifolio seed --tenant "$SEARCH_TENANT_A" --items "$SEED_ITEMS" --users "$SEED_USERS" --loans "$SEED_LOANS" --authorities "$SEED_AUTHORITIES"
   # Both tenants indexed through mod-search's own reindex API, so the baseline phase searches a
   # full index and the reindex phase rebuilds one, as on a real FOLIO.
   for t in fs09000000 "$SEARCH_TENANT_A"; do

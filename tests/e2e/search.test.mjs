@@ -2,7 +2,7 @@
 // OpenSearch, tenant fs09000000 searched while fs09000001 is reindexed in the background, samples
 // into InfluxDB, the report tables; and bad settings stopping the script before any load. The run
 // goes through tools/run.sh (WORKFLOW=search), the same path as `make run WORKFLOW=search`.
-import { test } from 'node:test';
+import { test, before } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -14,6 +14,18 @@ const searched = 'fs09000000';
 const reindexed = 'fs09000001';
 const testid = `e2e-search-${Date.now()}`;
 const q = (s) => `'${s.replace(/\\/g, '\\\\').replace(/'/g, "\\'")}'`;
+
+// A known data set in both tenants: instances with titles, contributors, subjects and languages
+// from the word list, and MARC authorities (the CICO suite reseeds fs09000000 without them).
+before(() => {
+  for (const tenant of [searched, reindexed]) {
+    const r = run(bin('minifolio'), ['seed', '--force', '--quiet', '--tenant', tenant, '--items', '3000', '--users', '40', '--authorities', '500'], {
+      env: { MINIFOLIO_DB: env('FP_PG_DSN') },
+      timeoutMs: 300_000,
+    });
+    assert.equal(r.status, 0, r.stdout + r.stderr);
+  }
+});
 
 let result;
 function searchRun() {
