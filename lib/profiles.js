@@ -54,13 +54,14 @@ function parseVus(text) {
  * @param {string} name PROFILE (default smoke)
  * @param {{vus?: string, duration?: string}} overrides VUS (one count or a comma list) and DURATION
  *   (time at each user count)
- * @param {{profiles?: object, phases?: string[]}} [opts] profiles: the workflow's profile table
- *   (CICO's PROFILES by default); phases: run each user count once per phase, in this order
- *   (scenario `vus_<n>_<phase>`, tagged `phase` too)
+ * @param {{profiles?: object, phases?: string[], startMs?: number}} [opts] profiles: the workflow's
+ *   profile table (CICO's PROFILES by default); phases: run each user count once per phase, in
+ *   this order (scenario `vus_<n>_<phase>`, tagged `phase` too); startMs: when the first step starts
+ *   (after a warm-up the workflow runs itself)
  * @returns {{name, steps, durationMs, think, scenarios, windows, totalMs, about}} windows: one per
  *   scenario {key, vus, phase, startMs, durationMs}, for scenarios that run beside a step
  */
-export function buildProfile(name, overrides = {}, { profiles = PROFILES, phases = null } = {}) {
+export function buildProfile(name, overrides = {}, { profiles = PROFILES, phases = null, startMs = 0 } = {}) {
   const pname = name === undefined || name === '' ? 'smoke' : name;
   const p = Object.prototype.hasOwnProperty.call(profiles, pname) ? profiles[pname] : undefined;
   if (!p) throw new ProfileError(`PROFILE "${name}" is unknown; fix: use one of ${Object.keys(profiles).join(', ')}`);
@@ -71,7 +72,7 @@ export function buildProfile(name, overrides = {}, { profiles = PROFILES, phases
   const graceMs = durationMs(p.gracefulStop);
   const scenarios = {};
   const windows = [];
-  let start = 0;
+  let start = startMs;
   for (const v of steps) {
     for (const phase of phases || [null]) {
       // Each step waits for the previous one's graceful stop, so a row of the report has exactly

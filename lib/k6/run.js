@@ -29,7 +29,8 @@ function readFile(read, path, what, fix) {
  * @param {object} p.env __ENV
  * @param {object} p.workflow the workflow's descriptor (lib/workflows/*.js): name, profiles,
  *   phases, config options, settings(env, profile, cfg), thresholdInputs(run), report module,
- *   describe(run, env), and optionally scenarios(run) for scenarios beside the load steps
+ *   describe(run, env), and optionally scenarios(run) for scenarios beside the load steps and
+ *   warmupMs(env), the time before the first step (the warm-up scenario's)
  * @param {number} [p.vu] k6's __VU: 0 in the init that k6 reads options from (and in setup,
  *   teardown, handleSummary), which gets the whole run (planRun); >= 1 in each load VU's own
  *   init, which gets only what an iteration needs (no options, no thresholds, no report)
@@ -41,7 +42,7 @@ export function loadRun({ read, env, workflow, vu = 0, load = (path) => require(
     const wf = workflow;
     const where = envFileName(env.K6_ENV);
     const cfg = resolveConfig(parseEnvFile(readFile(read, where.file, 'environment file', `create ${where.file} (copy env/folio.example.json) or set K6_ENV to one of the files in env/`), where.file), env, where, wf.config);
-    const profile = buildProfile(env.PROFILE, { vus: env.VUS, duration: env.DURATION }, { profiles: wf.profiles, phases: typeof wf.phases === 'function' ? wf.phases(env) : wf.phases });
+    const profile = buildProfile(env.PROFILE, { vus: env.VUS, duration: env.DURATION }, { profiles: wf.profiles, phases: typeof wf.phases === 'function' ? wf.phases(env) : wf.phases, startMs: wf.warmupMs ? wf.warmupMs(env) : 0 });
     const run = { cfg, profile, workflow: wf.name, ...wf.settings(env, profile, cfg) };
     if (wf.scenarios) run.extraScenarios = wf.scenarios(run);
     return vu === 0 ? planRun(wf, run, read, env, load) : run;

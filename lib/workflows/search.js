@@ -13,11 +13,12 @@ import { parseFlag, oneOf } from './settings.js';
 // No think time: PTF's search fragments have none (one login pause per thread only).
 export const SEARCH_PROFILES = {
   // Does every template answer? 1 user, 1 minute per phase.
-  smoke: { steps: [1], duration: '1m', gracefulStop: '10s', think: 'none', about: '1 VU x 1 min per phase' },
-  // The report's shape, short enough to watch: 1 and 20 users, 1 minute per phase.
-  demo: { steps: [1, 20], duration: '1m', gracefulStop: '15s', think: 'none', about: '1 and 20 VUs x 1 min per phase' },
+  smoke: { steps: [1], duration: '1m', gracefulStop: '10s', think: 'none', warmup: '0s', about: '1 VU x 1 min per phase' },
+  // The report's shape, short enough to watch: 1 and 20 users, 1 minute per phase, after a
+  // 30 s warm-up (a cold OpenSearch answers the first minute twice as slowly as the next).
+  demo: { steps: [1, 20], duration: '1m', gracefulStop: '15s', think: 'none', warmup: '30s', about: '1 and 20 VUs x 1 min per phase' },
   // What PTF ran for the Lotus mod-search report: 1 and 20 users, 60 minutes per phase.
-  ptf: { steps: [1, 20], duration: '60m', gracefulStop: '60s', think: 'none', about: '1 and 20 VUs x 60 min per phase' },
+  ptf: { steps: [1, 20], duration: '60m', gracefulStop: '60s', think: 'none', warmup: '5m', about: '1 and 20 VUs x 60 min per phase' },
 };
 
 export const DEFAULT_DATA_DIR = 'data/search';
@@ -29,6 +30,18 @@ function parseData(v) {
   if (v === undefined || v === '') return { dir: DEFAULT_DATA_DIR, generated: true };
   if (typeof v === 'string' && v.startsWith('csv:') && v.length > 4) return { dir: v.slice(4).replace(/\/+$/, ''), generated: false };
   throw new Error(`DATA "${v}" is not a data source of the search workflow; fix: unset DATA (folio-perf's files in ${DEFAULT_DATA_DIR}, make search-data) or use DATA=csv:<dir> with PTF's query files`);
+}
+
+// The warm-up: 1 user running the templates before the first step, tagged phase=warmup, which
+// no table reads. WARMUP overrides the profile's (0 = none).
+const WARMUP_GRACE_MS = 5000;
+function parseWarmup(env) {
+  const p = SEARCH_PROFILES[env.PROFILE || 'smoke'];
+  const text = env.WARMUP !== undefined && env.WARMUP !== '' ? env.WARMUP : p ? p.warmup : '0s';
+  if (text === '0') return 0;
+  const ms = durationMs(text);
+  if (ms === null || ms > 3600000) throw new Error(`WARMUP "${text}" is not a duration up to 1h; fix: use e.g. WARMUP=30s, or WARMUP=0 for none`);
+  return ms;
 }
 
 function parsePoll(v) {
@@ -47,6 +60,11 @@ export const search = {
   config: { noData: true },
   baselines: false,
   report: '../search-summary.js',
+  // The first step starts after the warm-up and its graceful stop.
+  warmupMs: (env) => {
+    const ms = parseWarmup(env);
+    return ms > 0 ? ms + WARMUP_GRACE_MS : 0;
+  },
   templates: TEMPLATE_NAMES,
 
   settings(env, profile, cfg) {
@@ -66,6 +84,7 @@ export const search = {
     }
     return {
       data,
+      warmupMs: parseWarmup(env),
       reindex: reindexTenant
         ? { tenant: reindexTenant, api: oneOf(env.REINDEX_API, 'REINDEX_API', REINDEX_APIS, 'current'), pollMs: parsePoll(env.REINDEX_POLL), repeat: parseFlag(env.REINDEX_REPEAT, 'REINDEX_REPEAT') }
         : null,
@@ -75,8 +94,11 @@ export const search = {
 
   // One VU per reindex phase: it starts with the phase and may run as long as the phase does.
   scenarios(run) {
-    if (!run.reindex) return {};
     const out = {};
+    if (run.warmupMs > 0) {
+      out.warmup = { executor: 'constant-vus', vus: 1, duration: `${Math.round(run.warmupMs / 1000)}s`, startTime: '0s', gracefulStop: `${WARMUP_GRACE_MS / 1000}s`, tags: { vus: '1', phase: 'warmup' } };
+    }
+    if (!run.reindex) return out;
     for (const w of run.profile.windows) {
       if (w.phase !== 'reindex') continue;
       out[`reindex_${w.key.slice(4)}`] = {
@@ -122,6 +144,7 @@ export const search = {
     const target = describeConfig(cfg).replace(/ db=\S+ data=\S+ checkin-pool=\S+/, '');
     const phases = reindex ? 'baseline then reindex' : 'baseline only';
     const re = reindex ? ` reindex=${reindex.tenant} (${reindex.api} API, poll ${reindex.pollMs / 1000}s${reindex.repeat ? ', repeated through the phase' : ''})` : ' reindex=none';
-    return `${target} profile=${profile.name} (${profile.steps.join('/')} VUs x ${profile.durationMs / 1000}s per phase, ${phases}) data=${data.generated ? data.dir : `csv:${data.dir}`}${re}`;
+    const warm = run.warmupMs > 0 ? `${run.warmupMs / 1000}s warm-up, ` : '';
+    return `${target} profile=${profile.name} (${warm}${profile.steps.join('/')} VUs x ${profile.durationMs / 1000}s per phase, ${phases}) data=${data.generated ? data.dir : `csv:${data.dir}`}${re}`;
   },
 };

@@ -32,7 +32,11 @@ function refusal(extra) {
 test('demo with REINDEX_TENANT: baseline then reindex per user count, one reindex VU per reindex phase', () => {
   const run = loadRun({ PROFILE: 'demo', REINDEX_TENANT: 'fs09000001' });
   const sc = run.options.scenarios;
-  assert.deepEqual(Object.keys(sc), ['vus_1_baseline', 'vus_1_reindex', 'vus_20_baseline', 'vus_20_reindex', 'reindex_1_reindex', 'reindex_20_reindex']);
+  assert.deepEqual(Object.keys(sc), ['vus_1_baseline', 'vus_1_reindex', 'vus_20_baseline', 'vus_20_reindex', 'warmup', 'reindex_1_reindex', 'reindex_20_reindex']);
+  // A 30 s warm-up (1 user, phase warmup, read by no table) before the first step.
+  assert.deepEqual(sc.warmup, { executor: 'constant-vus', vus: 1, duration: '30s', startTime: '0s', gracefulStop: '5s', tags: { vus: '1', phase: 'warmup' } });
+  assert.equal(sc.vus_1_baseline.startTime, '35s');
+  assert.equal(sc.vus_1_reindex.startTime, '110s');
   assert.deepEqual(sc.vus_20_reindex.tags, { vus: '20', phase: 'reindex' });
   assert.equal(sc.reindex_20_reindex.startTime, sc.vus_20_reindex.startTime);
   assert.equal(sc.reindex_20_reindex.maxDuration, sc.vus_20_reindex.duration);
@@ -53,7 +57,11 @@ test('demo with REINDEX_TENANT: baseline then reindex per user count, one reinde
 
 test('without REINDEX_TENANT only the baseline phase runs, and no reindex scenario or metric', () => {
   const run = loadRun({ PROFILE: 'ptf' });
-  assert.deepEqual(Object.keys(run.options.scenarios), ['vus_1_baseline', 'vus_20_baseline']);
+  assert.deepEqual(Object.keys(run.options.scenarios), ['vus_1_baseline', 'vus_20_baseline', 'warmup']);
+  assert.equal(run.options.scenarios.warmup.duration, '300s');
+  assert.deepEqual(Object.keys(loadRun({ PROFILE: 'ptf', WARMUP: '0' }).options.scenarios), ['vus_1_baseline', 'vus_20_baseline']);
+  assert.equal(loadRun({ PROFILE: 'ptf', WARMUP: '0' }).options.scenarios.vus_1_baseline.startTime, '0s');
+  assert.equal(loadRun({ WARMUP: '10s' }).options.scenarios.vus_1_baseline.startTime, '15s');
   assert.equal(run.options.scenarios.vus_20_baseline.duration, '3600s');
   assert.ok(!Object.keys(run.options.thresholds).some((k) => k.startsWith('reindex_')));
   assert.equal(run.reindex, null);
@@ -81,6 +89,7 @@ test('bad settings stop the script in init with one line (cause, fix)', () => {
   assert.match(refusal({ THINK: 'ptf' }), /THINK is a setting of the check-in\/check-out workflow/);
   assert.match(refusal({ BASELINE: 'baselines/minifolio-fast.json' }), /BASELINE is not supported by the search workflow/);
   assert.match(refusal({ VUS: '0' }), /VUS "0"/);
+  assert.match(refusal({ WARMUP: 'soon' }), /WARMUP "soon" is not a duration up to 1h; fix: /);
   assert.match(refusal({ DURATION: 'long' }), /DURATION "long"/);
   assert.match(refusal({ FOLIO_PASSWORD: '' }), /FOLIO_PASSWORD is not set/);
   assert.match(refusal({ TESTID: 'a b' }), /TESTID "a b" is not a test id/);
