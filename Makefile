@@ -58,8 +58,9 @@ stack-clean: ## stop the stack and delete its data (.stack/)
 run: stack-up k6 minifolio $(if $(filter search,$(WORKFLOW)),opensearch search-data) ## one run: make run [WORKFLOW=cico|search] PROFILE=smoke|demo|ptf|... MINIFOLIO_PROFILE=fast|lotus|...
 	@tools/run.sh
 
-demo: ## the main job: make run PROFILE=demo MINIFOLIO_PROFILE=lotus (1, 5, 8, 20 users)
+demo: ## the main job: CICO at 1, 5, 8, 20 users (minifolio lotus), then mod-search at 1 and 20 users, alone and while fs09000001 reindexes
 	@$(MAKE) --no-print-directory run PROFILE=demo MINIFOLIO_PROFILE=lotus
+	@$(MAKE) --no-print-directory run WORKFLOW=search PROFILE=demo REINDEX_TENANT=fs09000001
 
 # The regression gate of .github/workflows/perf-gate.yml, runnable locally.
 GATE_BASELINE ?= baselines/minifolio-fast.json
