@@ -60,7 +60,7 @@ run: stack-up k6 minifolio $(if $(filter search,$(WORKFLOW)),opensearch search-d
 
 demo: ## the main job: CICO at 1, 5, 8, 20 users (minifolio lotus), then mod-search at 1 and 20 users, alone and while fs09000001 reindexes
 	@$(MAKE) --no-print-directory run PROFILE=demo MINIFOLIO_PROFILE=lotus
-	@$(MAKE) --no-print-directory run WORKFLOW=search PROFILE=demo REINDEX_TENANT=fs09000001
+	@$(MAKE) --no-print-directory run WORKFLOW=search PROFILE=demo REINDEX_TENANT=fs09000001 REINDEX_REPEAT=true
 
 # The regression gate of .github/workflows/perf-gate.yml, runnable locally.
 GATE_BASELINE ?= baselines/minifolio-fast.json

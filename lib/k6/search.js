@@ -84,7 +84,11 @@ export function searchWorkflow(run, read) {
       return;
     }
     const values = valuesAt(tables, exec.scenario.iterationInTest);
+    // Like JMeter's thread group: no new request once the step's time is up, so an iteration of
+    // 46 requests does not run on into the graceful stop and inflate the step's Req/s.
+    const endsAt = exec.scenario.startTime + (exec.scenario.name === 'warmup' ? run.warmupMs : run.profile.durationMs);
     for (let i = 0; i < TEMPLATES.length; i++) {
+      if (Date.now() >= endsAt) return;
       const t = TEMPLATES[i];
       const r = vu.client.call(searchRequest(t, values));
       // Counted exactly, per template, rather than read off a percentile; a failed request's
