@@ -110,7 +110,7 @@ export function searchWorkflow(run, read) {
   }
 
   function countIndexed(session) {
-    const r = call(session, 'GET', `${LEGACY.count}?query=${encodeURIComponent(LEGACY.countQuery)}&limit=0`, null, `GET ${LEGACY.count} id="*"`);
+    const r = call(session, 'GET', `${LEGACY.count}?query=${encodeURIComponent(LEGACY.countQuery)}&limit=0`, null, `GET ${LEGACY.count} (indexed count)`);
     const b = r.status === 200 ? parseJson(r.body) : null;
     return b && Number.isInteger(b.totalRecords) ? b.totalRecords : null;
   }
