@@ -1,6 +1,6 @@
 # minifolio's platform: the CLI (bin/minifolio), gateway, storage layer, seed
 # and reset (minifolio/main.go, minifolio/internal/{okapi,storage,seed,procs}).
-.PHONY: minifolio test-unit-minifolio bench-minifolio-seed
+.PHONY: minifolio test-unit-minifolio bench-minifolio-seed fuzz-search
 
 MINIFOLIO_SOURCES := $(shell find $(CURDIR)/minifolio -name '*.go' -not -name '*_test.go' 2>/dev/null) \
 	$(CURDIR)/minifolio/go.mod $(CURDIR)/minifolio/go.sum
@@ -16,6 +16,9 @@ $(CURDIR)/bin/minifolio: $(MINIFOLIO_SOURCES)
 test-unit-minifolio: ## go vet + go test of every minifolio package (needs the stack: FP_PG_DSN, OpenSearch)
 	@cd $(CURDIR)/minifolio && go vet ./... && \
 	FP_OPENSEARCH_URL="$${FP_OPENSEARCH_URL:-$${FP_OPENSEARCH_PORT:+http://127.0.0.1:$$FP_OPENSEARCH_PORT}}" go test -count=1 ./...
+
+fuzz-search: ## fuzz mod-search's CQL -> OpenSearch translator for FUZZTIME (default 20s)
+	@cd $(CURDIR)/minifolio && go test -run='^$$' -fuzz=FuzzTranslate -fuzztime=$(FUZZTIME) ./internal/search/
 
 # Seeding benchmark: the issue's target is 1,000,000 items (+holdings,
 # instances) and 100,000 users in <= 120 s. Uses its own tenant, dropped after.

@@ -21,3 +21,14 @@ $(OPENSEARCH_HOME)/classes/Launcher.class: $(CURDIR)/stack/opensearch/Launcher.j
 	@command -v javac >/dev/null || { echo "folio-perf: javac (JDK 17) is not installed. Fix: run make deps (installs openjdk-17-jdk-headless)"; exit 1; }
 	@mkdir -p $(OPENSEARCH_HOME)/classes
 	@javac -nowarn -cp '$(OPENSEARCH_HOME)/lib/*' -d $(OPENSEARCH_HOME)/classes $<
+
+.PHONY: stack-up-search
+stack-up-search: deps telegraf opensearch ## start the native stack with OpenSearch (the search workflow's): stack/stack.sh up search
+	@stack/stack.sh up search
+
+# The search workflow's benchmark (tools/bench-search.mjs): needs the stack with
+# OpenSearch, `minifolio up --opensearch` and a seeded BENCH_TENANT. Exit 2 while
+# its parts 2 and 3 are not built (it says which).
+.PHONY: bench-search
+bench-search: ## mod-search benchmark: reindex docs/s vs raw _bulk of the same documents (per-template and under-reindex parts pending)
+	@node tools/bench-search.mjs

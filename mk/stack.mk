@@ -3,7 +3,7 @@
 
 # Placeholder values: enough for Telegraf to load and check the config.
 NATIVE_CONF_ENV := FP_INFLUX_URL=http://127.0.0.1:1 FP_STACK_DIR=/nonexistent FP_PG_DATA=/nonexistent \
-	FP_PG_PORT=1 FP_TELEGRAF_PORT=1 FOLIO_DB_PASSWORD=x
+	FP_PG_PORT=1 FP_TELEGRAF_PORT=1 FP_OPENSEARCH_PORT=1 FOLIO_DB_PASSWORD=x
 
 test-unit-stack: $(BIN)/telegraf ## syntax of the stack scripts; telegraf/native.conf loads in the real Telegraf
 	@bash -n stack/stack.sh && bash -n stack/lib.sh && for f in tools/*.sh; do bash -n $$f || exit 1; done

@@ -11,5 +11,9 @@ export FP_STACK_DIR=$repo/.stack/test FP_PG_PORT=$((55433 + off)) FP_INFLUX_PORT
   FP_INFLUX_RPC_PORT=$((58089 + off)) FP_TELEGRAF_PORT=$((58094 + off)) FP_MINIFOLIO_PORT=$((9230 + off)) \
   FP_OPENSEARCH_PORT=$((59200 + off)) FOLIO_DB_PASSWORD=fp-test-S3cret-pw
 unset off
+# The test stack runs OpenSearch too: mod-search's tests (test-unit-minifolio) need it.
+export FP_SEARCH=1
 export FP_PG_DSN="postgres://folio:$FOLIO_DB_PASSWORD@127.0.0.1:$FP_PG_PORT/folio?sslmode=disable"
 export FP_INFLUX_URL="http://127.0.0.1:$FP_INFLUX_PORT" FP_BIN=$repo/bin FP_REQUIRE_STACK=1
+# The test stack's OpenSearch (stack/stack.sh up search), for mod-search's tests.
+export FP_OPENSEARCH_URL="http://127.0.0.1:$FP_OPENSEARCH_PORT"

@@ -12,8 +12,8 @@ mkdir -p "$logs"
 
 # Unit suites need no running service; e2e suites need the test stack.
 # Suites are make targets defined in mk/*.mk, next to the code they test.
-builds=(telegraf k6 minifolio dashboards-deps)
-unit_suites=(test-unit-stack test-unit-k6 test-unit-lib test-unit-k6-document test-unit-dashboards test-unit-compose fuzz-cql)
+builds=(telegraf k6 minifolio dashboards-deps opensearch)
+unit_suites=(test-unit-stack test-unit-k6 test-unit-lib test-unit-k6-document test-unit-dashboards test-unit-compose fuzz-cql fuzz-search)
 # test-unit-minifolio runs every minifolio package (CQL, storage, gateway, modules)
 # against the test stack's PostgreSQL. test-e2e-dashboards runs every panel query
 # against the CICO smoke run that test-e2e-cico recorded. test-e2e-search runs
@@ -58,7 +58,8 @@ for s in "${unit_suites[@]}"; do run_suite "${s#test-}" make --no-print-director
 echo "==> end-to-end tests (test stack in .stack/test)"
 # stack.sh down also stops the minifolio that the CICO suite started (tools/run.sh).
 trap 'stack/stack.sh down >/dev/null 2>&1' EXIT
-if ! stack/stack.sh up >"$logs/test-stack-up.log" 2>&1; then
+# With OpenSearch: mod-search's tests and the search workflow need it.
+if ! stack/stack.sh up search >"$logs/test-stack-up.log" 2>&1; then
   echo "FAIL  stack-up (log: .stack/logs/test-stack-up.log)"
   tail -n 5 "$logs/test-stack-up.log" | sed 's/^/      | /'
   failed=$((failed + 1))
@@ -69,6 +70,7 @@ else
   rm -f "$FP_STACK_DIR/last-cico-testid" "$FP_STACK_DIR/last-search-testid"
   for s in "${e2e_suites[@]}"; do
     [ -f "$FP_STACK_DIR/last-cico-testid" ] && export FP_DASH_TESTID=$(cat "$FP_STACK_DIR/last-cico-testid")
+    [ -f "$FP_STACK_DIR/last-search-testid" ] && export FP_DASH_SEARCH_TESTID=$(cat "$FP_STACK_DIR/last-search-testid")
     run_suite "${s#test-}" make --no-print-directory "$s"
   done
 fi

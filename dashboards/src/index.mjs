@@ -2,9 +2,10 @@
 // generated, linted, checked for staleness and query-tested against InfluxDB.
 import * as cico from './cico.mjs';
 import * as comparison from './comparison.mjs';
+import * as search from './search.mjs';
 import { toJSON } from './panels.mjs';
 
-export const DASHBOARDS = [cico, comparison];
+export const DASHBOARDS = [cico, comparison, search];
 
 /** Map of file name (under dashboards/) → file text, exactly as committed. */
 export function render() {

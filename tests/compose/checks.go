@@ -336,3 +336,47 @@ func sortedNames(p *types.Project) []string {
 	sort.Strings(names)
 	return names
 }
+
+// OpenSearchForSearch: mod-search's OpenSearch is the official image at a
+// pinned 2.x version, a single node with the security plugin off (minifolio
+// speaks plain HTTP without credentials), published on 127.0.0.1 only, with a
+// healthcheck; the mod-search service waits for it and is pointed at it.
+func OpenSearchForSearch(p *types.Project) []string {
+	node, ok := p.Services["opensearch"]
+	if !ok {
+		return []string{"no opensearch service"}
+	}
+	var f []string
+	if !regexp.MustCompile(`^opensearchproject/opensearch:2\.\d+\.\d+$`).MatchString(node.Image) {
+		f = append(f, fmt.Sprintf("opensearch: image %s is not opensearchproject/opensearch:2.x.y", node.Image))
+	}
+	env := func(s types.ServiceConfig, k string) string { return derefOr(s.Environment[k], "") }
+	if env(node, "DISABLE_SECURITY_PLUGIN") != "true" {
+		f = append(f, "opensearch: DISABLE_SECURITY_PLUGIN is not true (minifolio talks plain HTTP)")
+	}
+	if env(node, "discovery.type") != "single-node" {
+		f = append(f, "opensearch: discovery.type is not single-node")
+	}
+	if len(node.Ports) == 0 {
+		f = append(f, "opensearch: no published port")
+	}
+	for _, port := range node.Ports {
+		if port.HostIP != "127.0.0.1" || port.Target != 9200 {
+			f = append(f, fmt.Sprintf("opensearch: port %s:%d is not 127.0.0.1:…:9200", port.HostIP, port.Target))
+		}
+	}
+	if node.HealthCheck == nil || len(node.HealthCheck.Test) == 0 {
+		f = append(f, "opensearch: no healthcheck")
+	}
+	ms, ok := p.Services["mod-search"]
+	if !ok {
+		return append(f, "no mod-search service")
+	}
+	if d, ok := ms.DependsOn["opensearch"]; !ok || d.Condition != types.ServiceConditionHealthy {
+		f = append(f, "mod-search does not wait for opensearch to be healthy")
+	}
+	if u := env(ms, "FP_OPENSEARCH_URL"); u != "http://opensearch:9200" {
+		f = append(f, fmt.Sprintf("mod-search: FP_OPENSEARCH_URL %q is not http://opensearch:9200", u))
+	}
+	return f
+}

@@ -52,6 +52,7 @@ func TestDockerCompose(t *testing.T) {
 		"one container per module":     ModulesPerContainer(p, minifolioModules(t, root)),
 		"ports on 127.0.0.1":           LocalPortsOnly(p),
 		"secrets from the environment": SecretsFromEnv(file),
+		"opensearch for mod-search":    OpenSearchForSearch(p),
 	}
 	for name, findings := range checks {
 		t.Run(name, func(t *testing.T) {
@@ -60,7 +61,7 @@ func TestDockerCompose(t *testing.T) {
 			}
 		})
 	}
-	for _, want := range []string{"influxdb", "grafana", "telegraf", "postgres", "okapi", "minifolio-seed", "k6"} {
+	for _, want := range []string{"influxdb", "grafana", "telegraf", "postgres", "opensearch", "okapi", "mod-search", "minifolio-seed", "k6"} {
 		if _, ok := p.Services[want]; !ok {
 			t.Errorf("service %s missing", want)
 		}
@@ -89,6 +90,13 @@ services:
     volumes: ["./missing:/etc/grafana/provisioning:ro"]
     depends_on:
       influxdb: { condition: service_healthy }
+  opensearch:
+    image: opensearchproject/opensearch:latest
+    environment: { discovery.type: zen }
+    ports: ["9200:9200"]
+  mod-search:
+    image: folio-perf/minifolio:1
+    environment: { FP_OPENSEARCH_URL: "http://localhost:9200" }
   k6:
     image: folio-perf/k6:1
     profiles: [k6]
@@ -120,4 +128,7 @@ services:
 	expect("modules", ModulesPerContainer(p, []string{"mod-users"}), "no service for module okapi", "no service for module mod-users")
 	expect("ports", LocalPortsOnly(p), "not 127.0.0.1")
 	expect("secrets", SecretsFromEnv(file), "GF_SECURITY_ADMIN_PASSWORD is not taken from the environment")
+	expect("opensearch", OpenSearchForSearch(p), "is not opensearchproject/opensearch:2.x.y", "DISABLE_SECURITY_PLUGIN is not true",
+		"discovery.type is not single-node", "is not 127.0.0.1", "opensearch: no healthcheck",
+		"mod-search does not wait for opensearch", `FP_OPENSEARCH_URL "http://localhost:9200"`)
 }

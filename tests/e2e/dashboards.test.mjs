@@ -17,8 +17,10 @@ import { panelQueries, variableQueries } from '../../dashboards/src/grafana-vars
 import { hasValues, influxQuery, influxWrite } from '../../dashboards/src/influx-query.mjs';
 import { repo } from './helpers.mjs';
 
-const DASHBOARD_FILES = ['folio-check-in-check-out.json', 'folio-release-comparison.json'];
-const dashboards = DASHBOARD_FILES.map((f) => JSON.parse(readFileSync(join(repo, 'dashboards', f), 'utf8')));
+const load = (f) => JSON.parse(readFileSync(join(repo, 'dashboards', f), 'utf8'));
+// Check-in/check-out runs feed these two; search runs the mod-search one.
+const dashboards = ['folio-check-in-check-out.json', 'folio-release-comparison.json'].map(load);
+const searchDashboards = [load('folio-mod-search.json')];
 
 /** Returns the env value, or skips / fails the test when it is missing. */
 function need(t, name, why) {
@@ -38,17 +40,17 @@ function minifolioModules() {
 
 /** Values for every variable as a user would pick them: all releases, the run. */
 function selection(testid) {
-  return { release: '$__all', testid, testid_a: testid, testid_b: testid };
+  return { release: '$__all', testid, testid_a: testid, testid_b: testid, group: '$__all' };
 }
 
 /**
  * Runs every variable and panel query of every dashboard; returns a list of
  * problems (errors, empty panels) and the module CPU series' module tags.
  */
-async function checkAll(url, db, testid, fromMs, toMs) {
+async function checkAll(url, db, testid, fromMs, toMs, list = dashboards) {
   const problems = [];
   let cpuModules = null;
-  for (const dash of dashboards) {
+  for (const dash of list) {
     const opts = { fromMs, toMs, values: selection(testid), datasourceUid: 'folio-influxdb' };
     for (const v of variableQueries(dash, opts)) {
       const { error, series } = await influxQuery(url, db, v.query);
@@ -63,7 +65,7 @@ async function checkAll(url, db, testid, fromMs, toMs) {
       const { error, series } = await influxQuery(url, db, q.query);
       if (error) problems.push(`${where}: ${error} (${q.query})`);
       else if (!series.some(hasValues)) problems.push(`${where}: no data (${q.query})`);
-      if (q.panelTitle === 'Module CPU') cpuModules = series.map((s) => s.tags?.module);
+      if (q.panelTitle === 'Module CPU' || q.panelTitle === 'mod-search and OpenSearch CPU') cpuModules = series.map((s) => s.tags?.module);
     }
   }
   return { problems, cpuModules };
@@ -166,4 +168,124 @@ test('recorded run: every dashboard query has data, module CPU shows every modul
   const expected = ['okapi', 'postgres', ...minifolioModules()];
   const missing = expected.filter((m) => !cpuModules.includes(m));
   assert.deepEqual(missing, [], `module CPU panel lacks ${missing.join(', ')} (has ${cpuModules.join(', ')})`);
+});
+
+// ---- the mod-search dashboard ------------------------------------------------
+
+// Line-protocol tag value: spaces, commas and equals signs escaped.
+const tagValue = (v) => String(v).replace(/([ ,=])/g, '\\$1');
+
+// A few of the report's templates, tagged as scripts/mod-search.js tags them.
+const SEARCH_TEMPLATES = [
+  { name: 'GET /search/instances: title all *1randomword', group: 'title', kind: 'wildcard-prefix' },
+  { name: 'GET /search/instances: title all 1randomword*', group: 'title', kind: 'wildcard' },
+  { name: 'GET /search/instances: keyword all 2randomwords', group: 'keyword', kind: 'regular' },
+  { name: 'GET /search/authorities keyword <> random sentence', group: 'authority', kind: 'regular' },
+];
+
+/** A short search run in the metric contract's shape: both phases, a reindex window, Telegraf's side. */
+function searchRunLines(testid, start) {
+  const lines = [];
+  let indexed = 0;
+  let queries = 0;
+  for (let i = 0; i < 120; i++) {
+    const ms = start + i * 1000;
+    const ns = BigInt(ms) * 1_000_000n;
+    const phase = i < 60 ? 'baseline' : 'reindex';
+    const run = `testid=${testid},release=lotus,workflow=search,target=local`;
+    SEARCH_TEMPLATES.forEach((tpl, k) => {
+      const tags = `${run},name=${tagValue(tpl.name)},group=${tpl.group},kind=${tpl.kind},phase=${phase},vus=1,method=GET,status=200`;
+      const t = ns + BigInt(k);
+      // Slower under reindex, and one request in 30 over the report's 700 ms line.
+      const value = (phase === 'reindex' ? 140 : 100) + (i % 13) + (i % 30 === k ? 800 : 0);
+      lines.push(`http_req_duration,${tags} value=${value} ${t}`);
+      lines.push(`http_reqs,${tags} value=1 ${t}`);
+      lines.push(`http_req_failed,${tags} value=0 ${t}`);
+    });
+    lines.push(`vus,${run} value=1 ${ns}`);
+    if (i % 3 === 0 && i >= 60) {
+      const running = i < 105 ? 1 : 0;
+      lines.push(`reindex_running,${run},phase=reindex,vus=1,tenant=fs09000001,stage=${running ? 'instance' : 'done'} value=${running} ${ns}`);
+    }
+    if (i === 105) lines.push(`reindex_duration,${run},phase=reindex,vus=1,outcome=completed value=45000 ${ns}`);
+    if (i % 5 === 0) {
+      lines.push(`module_stats,module=mod-search cpu_percent=${10 + (i % 7)},mem_rss_bytes=${4e7 + i}i ${ns}`);
+      lines.push(`module_stats,module=opensearch cpu_percent=${30 + (i % 11)},mem_rss_bytes=${9e8 + i}i ${ns}`);
+      indexed += i >= 60 && i < 105 ? 5000 : 0;
+      queries += 20;
+      lines.push(`opensearch,cluster_name=folio-perf indexing_index_total=${indexed}i,search_query_total=${queries}i,docs_count=${10000 + indexed}i ${ns}`);
+    }
+  }
+  return lines;
+}
+
+test('synthetic search run: every mod-search dashboard query runs and returns data', async (t) => {
+  const url = need(t, 'FP_INFLUX_URL', 'InfluxDB to run the queries on');
+  if (!url) return;
+  const db = `fp_dash_search_${process.pid}`;
+  const testid = 'search-synthetic-20261124T000000Z';
+  const end = Date.now() - 1000;
+  const start = end - 120_000;
+  const created = await influxQuery(url, db, `CREATE DATABASE "${db}"`, { method: 'POST' });
+  assert.equal(created.error, null, created.error);
+  t.after(() => influxQuery(url, db, `DROP DATABASE "${db}"`, { method: 'POST' }));
+  await influxWrite(url, db, searchRunLines(testid, start));
+  // A CICO run in the same database must not be listed as a search run.
+  await influxWrite(url, db, [`http_req_duration,testid=cico-x,workflow=cico,release=lotus,name=GET\\ /groups value=5 ${BigInt(start) * 1_000_000n}`]);
+
+  const range = { fromMs: start - 60_000, toMs: end + 60_000, datasourceUid: 'folio-influxdb' };
+  const { problems, cpuModules } = await checkAll(url, db, testid, range.fromMs, range.toMs, searchDashboards);
+  assert.deepEqual(problems, []);
+  assert.deepEqual([...cpuModules].sort(), ['mod-search', 'opensearch']);
+
+  const [dash] = searchDashboards;
+  const runs = variableQueries(dash, { ...range, values: selection(testid) }).find((v) => v.name === 'testid');
+  const listed = (await influxQuery(url, db, runs.query)).series.flatMap((s) => s.values.map((row) => row[1]));
+  assert.deepEqual(listed, [testid], 'the run list holds search runs only');
+
+  const result = async (title, values = selection(testid)) => {
+    const q = panelQueries(dash, { ...range, values }).find((x) => x.panelTitle === title);
+    const { error, series } = await influxQuery(url, db, q.query);
+    assert.equal(error, null, error);
+    return series;
+  };
+  // Numbers follow from the points written above.
+  assert.equal((await result('Requests over 700 ms'))[0].values[0][1], 16);
+  assert.equal((await result('Reindex duration'))[0].values[0][1], 45000);
+  const window = (await result('Reindex running'))[0];
+  assert.equal(window.tags.tenant, 'fs09000001');
+  assert.deepEqual([...new Set(window.values.map((r) => r[1]).filter((v) => v !== null))].sort(), [0, 1], 'the window opens and closes');
+  const byKind = await result('Average by kind and phase');
+  assert.equal(byKind.length, 6, 'three kinds × two phases');
+  const avg = (kind, phase) => byKind.find((s) => s.tags.kind === kind && s.tags.phase === phase).values[0][2];
+  assert.ok(avg('regular', 'reindex') > avg('regular', 'baseline'), 'under reindex is slower, as written');
+  const templates = await result('Response time by template');
+  assert.equal(templates.length, SEARCH_TEMPLATES.length * 2);
+  // One group picked: only its templates.
+  const title = await result('Response time by template', { ...selection(testid), group: ['title'] });
+  assert.deepEqual([...new Set(title.map((s) => s.tags.name))].sort(), SEARCH_TEMPLATES.filter((x) => x.group === 'title').map((x) => x.name).sort());
+  const rates = (await result('OpenSearch indexing and search rates'))[0];
+  assert.ok(rates.values.some((r) => r[1] > 0), 'the indexing rate rises during the reindex');
+});
+
+test('recorded search run: every mod-search dashboard query has data', async (t) => {
+  const url = need(t, 'FP_INFLUX_URL', 'InfluxDB to run the queries on');
+  if (!url) return;
+  // Set by tools/test.sh from the search suite's run (last-search-testid).
+  const testid = process.env.FP_DASH_SEARCH_TESTID;
+  if (!testid) {
+    t.skip('FP_DASH_SEARCH_TESTID is not set: no recorded search run to check the mod-search dashboard against');
+    return;
+  }
+  const db = process.env.FP_INFLUX_DB || 'k6';
+  const id = testid.replace(/'/g, "\\'");
+  const edge = async (order) => {
+    const { error, series } = await influxQuery(url, db, `SELECT "value" FROM "http_req_duration" WHERE "testid" = '${id}' ORDER BY time ${order} LIMIT 1`);
+    assert.equal(error, null, error);
+    assert.ok(series.length > 0, `no http_req_duration samples for testid ${testid} in database ${db}`);
+    return series[0].values[0][0];
+  };
+  const { problems, cpuModules } = await checkAll(url, db, testid, (await edge('ASC')) - 30_000, (await edge('DESC')) + 30_000, searchDashboards);
+  assert.deepEqual(problems, []);
+  assert.deepEqual([...cpuModules].sort(), ['mod-search', 'opensearch']);
 });

@@ -61,10 +61,12 @@ test('stack-status prints one line per service with its URL, all up', () => {
   const r = stack(['status']);
   assert.equal(r.status, 0, r.stdout + r.stderr);
   const lines = r.stdout.trim().split('\n');
-  assert.equal(lines.length, 3);
+  // The test stack runs the search workflow's OpenSearch too (stack.sh up search).
+  assert.equal(lines.length, 4, r.stdout);
   assert.match(lines[0], /^postgres\s+up\s+postgres:\/\/folio@127\.0\.0\.1:\d+\/folio$/);
   assert.match(lines[1], /^influxdb\s+up\s+http:\/\/127\.0\.0\.1:\d+$/);
   assert.match(lines[2], /^telegraf\s+up\s+http:\/\/127\.0\.0\.1:\d+$/);
+  assert.match(lines[3], new RegExp(`^opensearch\\s+up\\s+http://127\\.0\\.0\\.1:${env('FP_OPENSEARCH_PORT')}$`));
   assert.ok(lines[1].endsWith(env('FP_INFLUX_URL')), 'status URL is the one the tests use');
 });
 
@@ -181,6 +183,109 @@ test('a damaged PostgreSQL data dir is reported, not overwritten', async () => {
     assert.match(r.stderr, /is not a PostgreSQL data directory .* damaged\. Fix: run make stack-clean/);
     assert.ok(existsSync(join(data, 'base')), 'the damaged directory was left for the user to inspect');
   } finally {
+    rmSync(s.dir, { recursive: true, force: true });
+  }
+});
+
+// OpenSearch in the stack: the test stack's node answers on 127.0.0.1 only
+// and is OpenSearch 2.19.1 without the security plugin.
+test('OpenSearch: 2.19.1 on 127.0.0.1 with plain HTTP, no security plugin', async () => {
+  const url = `http://127.0.0.1:${env('FP_OPENSEARCH_PORT')}`;
+  const root = await (await fetch(url)).json();
+  assert.equal(root.version.distribution, 'opensearch');
+  assert.equal(root.version.number, '2.19.1');
+  const plugins = await (await fetch(`${url}/_cat/plugins?format=json`)).json();
+  assert.ok(!plugins.some((p) => /security/.test(p.component)), `plugins: ${JSON.stringify(plugins)}`);
+  const nodes = await (await fetch(`${url}/_nodes/_local/http,transport`)).json();
+  const node = Object.values(nodes.nodes)[0];
+  for (const a of [...node.http.bound_address, ...node.transport.bound_address]) {
+    assert.match(a, /^(127\.0\.0\.1|\[::ffff:127\.0\.0\.1\]):\d+$/, `bound to ${a}: loopback only`);
+  }
+});
+
+test('Telegraf writes module_stats for OpenSearch and its index/search counters', async () => {
+  const url = `http://127.0.0.1:${env('FP_OPENSEARCH_PORT')}`;
+  const index = `fp-e2e-telegraf-${Date.now()}`;
+  // A few documents and a search, so the counters have something to count.
+  const bulk = Array.from({ length: 20 }, (_, i) => `{"index":{}}\n{"title":"word ${i}"}\n`).join('');
+  const r = await fetch(`${url}/${index}/_bulk?refresh=true`, { method: 'POST', headers: { 'content-type': 'application/x-ndjson' }, body: bulk });
+  assert.equal(r.status, 200, await r.text());
+  try {
+    assert.equal((await (await fetch(`${url}/${index}/_search?q=title:word`)).json()).hits.total.value, 20);
+    const got = await waitFor(async () => {
+      const [ms] = await influxQuery(`SELECT last("cpu_percent"), last("mem_rss_bytes") FROM "module_stats" WHERE "module" = 'opensearch' AND time > now() - 1m`);
+      const [os] = await influxQuery(`SELECT last("indexing_index_total"), last("search_query_total"), last("docs_count") FROM "opensearch" WHERE time > now() - 1m`);
+      return ms && os && os.values[0][1] >= 20 && os.values[0][2] >= 1 ? { ms: ms.values[0], os: os.values[0] } : null;
+    }, { seconds: 60, what: 'module_stats{module=opensearch} and opensearch counters after 20 documents' });
+    const [, cpu, rss] = got.ms;
+    assert.ok(cpu >= 0 && rss > 100_000_000, `an OpenSearch JVM: cpu ${cpu}, rss ${rss}`);
+    const keys = (await influxQuery('SHOW TAG KEYS FROM "opensearch"'))[0].values.flat();
+    assert.deepEqual(keys, ['cluster_name'], 'the opensearch measurement carries only cluster_name');
+  } finally {
+    await fetch(`${url}/${index}`, { method: 'DELETE' });
+  }
+});
+
+// A throw-away stack with OpenSearch: started only when asked for, listed by
+// status, reused by a second up, stopped by down. Its own ports and directory;
+// about a minute, as OpenSearch takes that long to start here.
+test('stack up search: OpenSearch starts, is listed, is reused, and down stops it', { timeout: 360_000 }, async () => {
+  const s = await scratchStack();
+  const os = await freePort();
+  const e = { ...s.env, FP_OPENSEARCH_PORT: String(os.port) };
+  try {
+    let r = stack(['up'], e);
+    assert.equal(r.status, 0, r.stderr);
+    assert.doesNotMatch(r.stdout, /opensearch/, 'plain up does not start OpenSearch');
+    assert.equal(stack(['status'], e).stdout.trim().split('\n').length, 3);
+    r = run(join(repo, 'stack', 'stack.sh'), ['up', 'search'], { env: e, timeoutMs: 240_000 });
+    assert.equal(r.status, 0, r.stdout + r.stderr);
+    assert.match(r.stdout, /postgres: already up/);
+    assert.match(r.stdout, new RegExp(`opensearch: up \\(http://127\\.0\\.0\\.1:${os.port}\\)`));
+    const pidFile = join(s.dir, 'run', 'opensearch.pid');
+    const pid = readFileSync(pidFile, 'utf8');
+    const st = stack(['status'], e);
+    assert.equal(st.status, 0, st.stdout);
+    assert.match(st.stdout.trim().split('\n')[3], new RegExp(`^opensearch\\s+up\\s+http://127\\.0\\.0\\.1:${os.port}$`));
+    r = stack(['up'], { ...e, FP_SEARCH: '1' });
+    assert.equal(r.status, 0, r.stderr);
+    assert.match(r.stdout, /opensearch: already up/);
+    assert.equal(readFileSync(pidFile, 'utf8'), pid, 'OpenSearch was not restarted');
+    r = stack(['down'], e);
+    assert.equal(r.status, 0, r.stderr);
+    assert.match(r.stdout, /opensearch: stopping/);
+    assert.equal(runningUnder(s.dir), false, 'down left a process of the stack running');
+    assert.equal(existsSync(pidFile), false);
+  } finally {
+    stack(['down'], e);
+    rmSync(s.dir, { recursive: true, force: true });
+  }
+});
+
+test('OpenSearch: a taken port or missing jars stop up search with one line, leaving nothing running', async () => {
+  const s = await scratchStack();
+  const taken = await freePort(true);
+  try {
+    let r = stack(['up', 'search'], { ...s.env, FP_OPENSEARCH_PORT: String(taken.port) });
+    assert.notEqual(r.status, 0);
+    let lines = r.stderr.trim().split('\n');
+    assert.equal(lines.length, 1, `one line, got: ${r.stderr}`);
+    assert.match(lines[0], new RegExp(`port ${taken.port} \\(OpenSearch\\) is already in use.*FP_OPENSEARCH_PORT=`));
+    assert.equal(runningUnder(s.dir), false, 'a process of the failed stack-up is left running');
+
+    r = stack(['up', 'search'], { ...s.env, FP_OPENSEARCH_HOME: join(s.dir, 'no-opensearch') });
+    assert.notEqual(r.status, 0);
+    lines = r.stderr.trim().split('\n');
+    assert.equal(lines.length, 1, `one line, got: ${r.stderr}`);
+    assert.match(lines[0], /OpenSearch is not fetched .*Fix: run make opensearch$/);
+    assert.equal(runningUnder(s.dir), false, 'a process of the failed stack-up is left running');
+
+    r = stack(['up', 'serach'], s.env);
+    assert.notEqual(r.status, 0);
+    assert.match(r.stderr, /^folio-perf: unknown part 'serach'\. Fix: use stack\/stack\.sh up search/);
+  } finally {
+    taken.close();
+    stack(['down'], s.env);
     rmSync(s.dir, { recursive: true, force: true });
   }
 });

@@ -99,6 +99,11 @@ const CONTAINERS = [
   { id: 'a1', name: 'folio-perf-mod-circulation-1', labels: { 'io.folio-perf.module': 'mod-circulation', 'com.docker.compose.service': 'mod-circulation' } },
   // a FOLIO module container from another compose file: service name only
   { id: 'b2', name: 'other-mod-users-1', labels: { 'com.docker.compose.service': 'mod-users' } },
+  // the search workflow: minifolio's mod-search and the compose file's OpenSearch
+  { id: 'd4', name: 'folio-perf-mod-search-1', labels: { 'io.folio-perf.module': 'mod-search', 'com.docker.compose.service': 'mod-search' } },
+  { id: 'e5', name: 'folio-perf-opensearch-1', labels: { 'io.folio-perf.module': 'opensearch', 'com.docker.compose.service': 'opensearch' } },
+  // an OpenSearch from another compose file: service name only
+  { id: 'f6', name: 'search-opensearch-1', labels: { 'com.docker.compose.service': 'opensearch' } },
   // not a module: must not appear in module_stats
   { id: 'c3', name: 'folio-perf-grafana-1', labels: { 'com.docker.compose.service': 'grafana' } },
 ];
@@ -186,12 +191,14 @@ test('telegraf/docker.conf turns container stats into module_stats', async (t) =
   // measurements are replaced, not added to.
   assert.deepEqual([...new Set(metrics.map((m) => m.name))].filter((n) => n !== 'postgresql'), ['module_stats']);
   const stats = metrics.filter((m) => m.name === 'module_stats');
-  assert.deepEqual([...new Set(stats.map((m) => m.tags.module))].sort(), ['mod-circulation', 'mod-users']);
+  assert.deepEqual([...new Set(stats.map((m) => m.tags.module))].sort(), ['mod-circulation', 'mod-search', 'mod-users', 'opensearch']);
   for (const m of stats) assert.deepEqual(Object.keys(m.tags), ['module'], 'module_stats carries only the module tag');
   const field = (module, name) => stats.find((m) => m.tags.module === module && name in m.fields)?.fields[name];
   assert.equal(Number(field('mod-circulation', 'cpu_percent')), 50);
   assert.equal(field('mod-circulation', 'mem_rss_bytes'), `${150 * 1024 * 1024}i`);
   assert.equal(Number(field('mod-users', 'cpu_percent')), 50);
+  assert.equal(Number(field('mod-search', 'cpu_percent')), 50);
+  assert.equal(field('opensearch', 'mem_rss_bytes'), `${150 * 1024 * 1024}i`);
 
   if (dsn) {
     const pg = metrics.filter((m) => m.name === 'postgresql');
@@ -212,6 +219,9 @@ test('telegraf/docker.conf turns container stats into module_stats', async (t) =
 const ECS_SERVICES = {
   'pcp1-okapi': { CpuUtilized: 1536, MemoryUtilized: 1024 }, // 1.5 vCPU, 1 GiB
   'pcp1-mod-circulation': { CpuUtilized: 512, MemoryUtilized: 512 }, // half a vCPU, 512 MiB
+  'pcp1-mod-search': { CpuUtilized: 256, MemoryUtilized: 768 },
+  // a self-hosted OpenSearch as an ECS service
+  'pcp1-opensearch': { CpuUtilized: 2048, MemoryUtilized: 4096 },
 };
 const RDS = { instance: 'folio-db', CPUUtilization: 30, DatabaseConnections: 42 };
 
@@ -301,7 +311,10 @@ test('telegraf/ecs.conf turns Container Insights and RDS metrics into module_sta
   const stats = metrics.filter((m) => m.name === 'module_stats');
   for (const m of stats) assert.deepEqual(Object.keys(m.tags), ['module']);
   const byModule = Object.fromEntries(stats.map((m) => [m.tags.module, m.fields]));
-  assert.deepEqual(Object.keys(byModule).sort(), ['mod-circulation', 'okapi', 'postgres']);
+  assert.deepEqual(Object.keys(byModule).sort(), ['mod-circulation', 'mod-search', 'okapi', 'opensearch', 'postgres']);
+  assert.equal(Number(byModule['mod-search'].cpu_percent), 25);
+  assert.equal(Number(byModule.opensearch.cpu_percent), 200);
+  assert.equal(byModule.opensearch.mem_rss_bytes, `${4096 * 1024 * 1024}i`);
   // 1024 CPU units = one vCPU = 100 %; MiB → bytes.
   assert.equal(Number(byModule.okapi.cpu_percent), 150);
   assert.equal(byModule.okapi.mem_rss_bytes, `${1024 * 1024 * 1024}i`);

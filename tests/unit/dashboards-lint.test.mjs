@@ -9,7 +9,7 @@ import { describe, test } from 'node:test';
 import { fileURLToPath } from 'node:url';
 
 const dir = join(dirname(fileURLToPath(import.meta.url)), '..', '..', 'dashboards');
-const FILES = ['folio-check-in-check-out.json', 'folio-release-comparison.json'];
+const FILES = ['folio-check-in-check-out.json', 'folio-release-comparison.json', 'folio-mod-search.json'];
 const load = (f) => JSON.parse(readFileSync(join(dir, f), 'utf8'));
 
 // Panel types dashboard-linter checks for title/description/unit.
@@ -26,9 +26,14 @@ const CONTRACT = {
   vus: ['value'],
   module_stats: ['cpu_percent', 'mem_rss_bytes'],
   postgresql: ['numbackends', 'xact_commit', 'xact_rollback', 'blks_read', 'blks_hit'],
+  // the search workflow's background reindex (k6) and OpenSearch's counters (Telegraf, telegraf/native.conf)
+  reindex_running: ['value'],
+  reindex_duration: ['value'],
+  opensearch: ['indexing_index_total', 'indexing_index_time_in_millis', 'search_query_total', 'search_query_time_in_millis',
+    'search_fetch_total', 'docs_count', 'store_size_in_bytes', 'refresh_total', 'merges_total'],
 };
 // Measurements written by k6 carry testid; Telegraf's do not.
-const K6_MEASUREMENTS = new Set(['transaction_duration', 'transaction_failed', 'http_req_duration', 'http_reqs', 'http_req_failed', 'vus']);
+const K6_MEASUREMENTS = new Set(['transaction_duration', 'transaction_failed', 'http_req_duration', 'http_reqs', 'http_req_failed', 'vus', 'reindex_running', 'reindex_duration']);
 
 const dataPanels = (d) => d.panels.filter((p) => p.type !== 'row');
 const targets = (d) => dataPanels(d).flatMap((p) => (p.targets ?? []).map((t) => ({ panel: p, t })));
@@ -225,6 +230,27 @@ test('check-in/check-out: run variable, run-level stats and slow-API highlight',
   const cpu = dataPanels(d).find((p) => p.title === 'Module CPU');
   assert.match(cpu.targets[0].query, /mean\("cpu_percent"\) FROM "module_stats".*GROUP BY time\(\$__interval\), "module"/);
   assert.equal(cpu.fieldConfig.defaults.unit, 'percent');
+});
+
+test('mod-search: search runs only, p95 per group, CPU side by side, the reindex window', () => {
+  const d = load('folio-mod-search.json');
+  assert.deepEqual(d.templating.list.map((v) => v.name), ['datasource', 'release', 'testid', 'group']);
+  const testid = d.templating.list.find((v) => v.name === 'testid');
+  assert.match(testid.query, /FROM "http_req_duration" WITH KEY = "testid" WHERE "workflow" = 'search'/);
+  assert.equal(testid.multi, false);
+  const panel = (title) => {
+    const p = dataPanels(d).find((x) => x.title === title);
+    assert.ok(p, `panel ${title}`);
+    return p;
+  };
+  assert.match(panel('p95 by group').targets[0].query, /percentile\("value", 95\).*GROUP BY time\(\$__interval\), "group"/);
+  assert.match(panel('Response time by template').targets[0].query, /GROUP BY "name", "phase"$/);
+  assert.match(panel('Average by kind and phase').targets[0].query, /GROUP BY "kind", "phase"$/);
+  assert.match(panel('mod-search and OpenSearch CPU').targets[0].query, /"module" =~ \/\^\(mod-search\|opensearch\)\$\/.*GROUP BY time\(\$__interval\), "module"/);
+  assert.match(panel('Reindex running').targets[0].query, /FROM "reindex_running" WHERE "testid" = '\$testid'/);
+  assert.match(panel('OpenSearch indexing and search rates').targets[0].query, /non_negative_derivative\(max\("indexing_index_total"\), 1s\)/);
+  // Run-level numbers over the whole run, not per bucket.
+  assert.doesNotMatch(panel('Search p95').targets[0].query, /GROUP BY time/);
 });
 
 test('release comparison: two runs, Delta % columns computed from both', () => {

@@ -16,23 +16,28 @@ import (
 	"github.com/jackc/pgx/v5/pgxpool"
 )
 
-// searchTimeout bounds one search or facet request to OpenSearch: a node that
-// hangs gives a 500 within it, never a request held until the client gives up.
-const searchTimeout = 20 * time.Second
+// defaultSearchTimeout bounds one search or facet request to OpenSearch: a
+// node that hangs gives a 500 within it, never a request held until the client
+// gives up.
+const defaultSearchTimeout = 20 * time.Second
 
 // modSearch serves mod-search's API on a real OpenSearch node: searches and
 // facets (CQL translated by package search), both reindex generations, and
 // the inventory events that keep documents fresh.
 type modSearch struct {
-	os   *search.Client
-	ix   *search.Indexer
-	jobs *search.Jobs
+	os      *search.Client
+	ix      *search.Indexer
+	jobs    *search.Jobs
+	timeout time.Duration
 }
 
-func newModSearch(base context.Context, osURL string, pool *pgxpool.Pool) *modSearch {
+func newModSearch(base context.Context, osURL string, pool *pgxpool.Pool, timeout time.Duration) *modSearch {
+	if timeout <= 0 {
+		timeout = defaultSearchTimeout
+	}
 	c := search.NewClient(osURL, 5*time.Minute)
 	ix := &search.Indexer{OS: c, DB: pool, Page: 1000, Workers: 2}
-	return &modSearch{os: c, ix: ix, jobs: search.NewJobs(base, ix)}
+	return &modSearch{os: c, ix: ix, jobs: search.NewJobs(base, ix), timeout: timeout}
 }
 
 func (s *modSearch) routes(mux *http.ServeMux) {
@@ -60,7 +65,7 @@ func searchError(w http.ResponseWriter, status int, msg, typ, code, key, value s
 
 // writeSearchFailure answers an error: a refused query 400, OpenSearch down
 // or failing 500 with mod-search's elasticsearch_error code.
-func writeSearchFailure(w http.ResponseWriter, r *http.Request, err error) {
+func writeSearchFailure(w http.ResponseWriter, r *http.Request, err error, timeout time.Duration) {
 	var qe *search.QueryError
 	var se *search.StatusError
 	switch {
@@ -71,7 +76,7 @@ func writeSearchFailure(w http.ResponseWriter, r *http.Request, err error) {
 		searchError(w, http.StatusBadRequest, "Failed to execute the search query: "+se.Error(), "SearchOperationException", "elasticsearch_error", "", "")
 	default:
 		if errors.Is(err, context.DeadlineExceeded) {
-			err = fmt.Errorf("OpenSearch did not answer within %s", searchTimeout)
+			err = fmt.Errorf("OpenSearch did not answer within %s", timeout)
 		}
 		slog.Error("search failed", "path", r.URL.Path, "err", err)
 		searchError(w, http.StatusInternalServerError, err.Error(), "SearchOperationException", "elasticsearch_error", "", "")
@@ -109,7 +114,7 @@ func (s *modSearch) query(w http.ResponseWriter, r *http.Request, res *search.Re
 	}
 	t, err := search.Translate(res, q)
 	if err != nil {
-		writeSearchFailure(w, r, err)
+		writeSearchFailure(w, r, err, s.timeout)
 		return nil, false
 	}
 	return t, true
@@ -138,11 +143,11 @@ func (s *modSearch) search(w http.ResponseWriter, r *http.Request, res *search.R
 	if !ok {
 		return
 	}
-	ctx, cancel := context.WithTimeout(r.Context(), searchTimeout)
+	ctx, cancel := context.WithTimeout(r.Context(), s.timeout)
 	defer cancel()
 	body, err := search.Search(ctx, s.os, res, r.Header.Get("X-Okapi-Tenant"), t, limit, offset, expand)
 	if err != nil {
-		writeSearchFailure(w, r, err)
+		writeSearchFailure(w, r, err, s.timeout)
 		return
 	}
 	writeRaw(w, http.StatusOK, body)
@@ -162,14 +167,14 @@ func (s *modSearch) facets(w http.ResponseWriter, r *http.Request) {
 	}
 	fs, err := search.ParseFacets(res, r.URL.Query()["facet"])
 	if err != nil {
-		writeSearchFailure(w, r, err)
+		writeSearchFailure(w, r, err, s.timeout)
 		return
 	}
-	ctx, cancel := context.WithTimeout(r.Context(), searchTimeout)
+	ctx, cancel := context.WithTimeout(r.Context(), s.timeout)
 	defer cancel()
 	body, err := search.Facets(ctx, s.os, res, r.Header.Get("X-Okapi-Tenant"), t, fs)
 	if err != nil {
-		writeSearchFailure(w, r, err)
+		writeSearchFailure(w, r, err, s.timeout)
 		return
 	}
 	writeRaw(w, http.StatusOK, body)
@@ -180,7 +185,7 @@ func (s *modSearch) registered(w http.ResponseWriter, r *http.Request) (string, 
 	tenant := r.Header.Get("X-Okapi-Tenant")
 	ok, err := s.ix.TenantRegistered(r.Context(), tenant)
 	if err != nil {
-		writeSearchFailure(w, r, err)
+		writeSearchFailure(w, r, err, s.timeout)
 		return "", false
 	}
 	if !ok {
@@ -281,18 +286,18 @@ func (s *modSearch) records(w http.ResponseWriter, r *http.Request) {
 			}
 		}
 	}
-	ctx, cancel := context.WithTimeout(r.Context(), searchTimeout)
+	ctx, cancel := context.WithTimeout(r.Context(), s.timeout)
 	defer cancel()
 	if len(holdings) > 0 {
 		ids, err := s.ix.InstancesOfItems(ctx, tenant, holdings)
 		if err != nil {
-			writeSearchFailure(w, r, err)
+			writeSearchFailure(w, r, err, s.timeout)
 			return
 		}
 		instances = append(instances, ids...)
 	}
 	if err := s.ix.IndexInstances(ctx, tenant, instances); err != nil {
-		writeSearchFailure(w, r, err)
+		writeSearchFailure(w, r, err, s.timeout)
 		return
 	}
 	w.WriteHeader(http.StatusOK)

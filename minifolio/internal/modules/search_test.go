@@ -33,7 +33,7 @@ func openSearchURL(t testing.TB) string {
 	hc := &http.Client{Timeout: 5 * time.Second}
 	resp, err := hc.Get(u)
 	if err != nil {
-		t.Fatalf("OpenSearch does not answer at FP_OPENSEARCH_URL=%s (%v): start it with the stack (stack/stack.sh up)", u, err)
+		t.Fatalf("OpenSearch does not answer at FP_OPENSEARCH_URL=%s (%v): start it with the stack (stack/stack.sh up search; the test stack of tools/test-env.sh runs it)", u, err)
 	}
 	resp.Body.Close()
 	return u
@@ -522,6 +522,37 @@ func TestSearchOpenSearchDown(t *testing.T) {
 			t.Errorf("%s with OpenSearch down: %d %s", p, r.status, r.body)
 		}
 	}
+	// A node that accepts connections but never answers: a 500 when the
+	// module's OpenSearch timeout ends, not a request held open.
+	hung, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { hung.Close() })
+	go func() {
+		for {
+			c, err := hung.Accept()
+			if err != nil {
+				return
+			}
+			t.Cleanup(func() { c.Close() })
+		}
+	}()
+	eh := newEnvWrapped(t, pool, tenant, "fast", func(module string, h http.Handler) http.Handler {
+		if module != "mod-search" {
+			return h
+		}
+		sh, err := Handler(Config{Name: module, Profile: "fast", OpenSearchURL: "http://" + hung.Addr().String(), SearchTimeout: 300 * time.Millisecond}, pool, prof)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return sh
+	})
+	if r := eh.do("GET", "/search/instances?query=title%20all%20x", nil); r.status != 500 ||
+		!strings.Contains(string(r.body), "OpenSearch did not answer within 300ms") || !strings.Contains(string(r.body), `"code":"elasticsearch_error"`) {
+		t.Errorf("search with a hung OpenSearch: %d %s", r.status, r.body)
+	}
+
 	// A reindex started against a dead node fails and says so.
 	r := e.do("POST", "/search/index/inventory/reindex", obj{"resourceName": "instance"})
 	job := r.json(t)

@@ -32,6 +32,8 @@ type Config struct {
 	// OpenSearchURL is mod-search's OpenSearch node; without it mod-search
 	// answers 500 (the other modules ignore it).
 	OpenSearchURL string
+	// SearchTimeout bounds each search request to OpenSearch (default 20 s).
+	SearchTimeout time.Duration
 }
 
 // Serve runs one module until ctx is cancelled.
@@ -131,7 +133,7 @@ func Handler(cfg Config, pool *pgxpool.Pool, prof *profile.Profile) (http.Handle
 			})
 			break
 		}
-		newModSearch(context.Background(), cfg.OpenSearchURL, pool).routes(mux)
+		newModSearch(context.Background(), cfg.OpenSearchURL, pool, cfg.SearchTimeout).routes(mux)
 	}
 
 	var h http.Handler = mux

@@ -138,9 +138,12 @@ func (c *Client) Delete(ctx context.Context, index string) error {
 }
 
 // Create makes an index with the given settings and mappings body; an index
-// created meanwhile by another caller is accepted.
+// created meanwhile by another caller is accepted. It returns once the index
+// is in the cluster state, without waiting for its shard to start
+// (wait_for_active_shards=0): the first _bulk waits for the shard instead,
+// while the reindex reads its first page from PostgreSQL.
 func (c *Client) Create(ctx context.Context, index string, body []byte) error {
-	_, err := c.Do(ctx, http.MethodPut, "/"+index, body, "")
+	_, err := c.Do(ctx, http.MethodPut, "/"+index+"?wait_for_active_shards=0", body, "")
 	var se *StatusError
 	if errors.As(err, &se) && strings.Contains(se.Body, "resource_already_exists_exception") {
 		return nil

@@ -147,3 +147,17 @@ func TestIndexBodyIsValidJSON(t *testing.T) {
 		}
 	}
 }
+
+// BenchmarkTranslate: the module's own work per search before OpenSearch
+// (parse, translate, encode the request body).
+func BenchmarkTranslate(b *testing.B) {
+	for range b.N {
+		tr, err := Translate(Instances, `keyword all water in africa AND languages == eng`)
+		if err != nil {
+			b.Fatal(err)
+		}
+		if _, err := json.Marshal(map[string]any{"query": tr.Query, "size": 100}); err != nil {
+			b.Fatal(err)
+		}
+	}
+}

@@ -1,0 +1,427 @@
+// Dashboard "FOLIO mod-search": one run of scripts/mod-search.js as the Lotus
+// mod-search report looked at it — response time per query group and per
+// template, throughput, errors, the background reindex of the other tenant,
+// and mod-search's and OpenSearch's CPU and memory side by side.
+import * as dashboard from '@grafana/grafana-foundation-sdk/dashboard';
+import {
+  DATASOURCE,
+  baseDashboard,
+  highlightAbove,
+  influxql,
+  layout,
+  runFilter,
+  statPanel,
+  tablePanel,
+  thresholds,
+  timeseriesPanel,
+} from './panels.mjs';
+
+export const UID = 'folio-mod-search';
+export const FILE = 'folio-mod-search.json';
+
+// The report counts requests over 700 ms; its tables colour nothing, the
+// dashboard marks p95 cells above that line.
+const SLOW_MS = 700;
+
+const RUN = runFilter('testid');
+// Search requests carry the `group` tag (the report's query fragment); the
+// logins and reindex calls of the same run do not.
+const SEARCH = `${RUN} AND "group" =~ /^$group$/`;
+// mod-search and its OpenSearch node in module_stats.
+const SEARCH_MODULES = `"module" =~ /^(mod-search|opensearch)$/`;
+
+/** Release labels of search runs (all by default), narrowing the run list. */
+function searchReleaseVariable() {
+  const query = `SHOW TAG VALUES FROM "http_req_duration" WITH KEY = "release" WHERE "workflow" = 'search'`;
+  return new dashboard.QueryVariableBuilder('release')
+    .label('Release')
+    .description('Release label of the system under test (k6 tag `release`); narrows the run list.')
+    .datasource({ ...DATASOURCE })
+    .query(query)
+    .definition(query)
+    .refresh(dashboard.VariableRefresh.OnTimeRangeChanged)
+    .sort(dashboard.VariableSort.AlphabeticalDesc)
+    .multi(true)
+    .includeAll(true)
+    .allValue('.*');
+}
+
+/** Runs of the search workflow, newest first, narrowed by release. */
+function searchRunVariable() {
+  const query =
+    `SHOW TAG VALUES FROM "http_req_duration" WITH KEY = "testid" ` +
+    `WHERE "workflow" = 'search' AND "release" =~ /^$release$/`;
+  return new dashboard.QueryVariableBuilder('testid')
+    .label('Run')
+    .description('One k6 run of scripts/mod-search.js (k6 tag `testid`). Set the time range to cover the run.')
+    .datasource({ ...DATASOURCE })
+    .query(query)
+    .definition(query)
+    .refresh(dashboard.VariableRefresh.OnTimeRangeChanged)
+    .sort(dashboard.VariableSort.AlphabeticalDesc)
+    .multi(false)
+    .includeAll(false);
+}
+
+/** The query groups of the selected run (all by default). */
+function groupVariable() {
+  const query = `SHOW TAG VALUES FROM "http_req_duration" WITH KEY = "group" WHERE ${RUN}`;
+  return new dashboard.QueryVariableBuilder('group')
+    .label('Group')
+    .description('Query group of the mod-search report (k6 tag `group`: authority, boolean, contributors, filter, keyword, subjects, title).')
+    .datasource({ ...DATASOURCE })
+    .query(query)
+    .definition(query)
+    .refresh(dashboard.VariableRefresh.OnTimeRangeChanged)
+    .sort(dashboard.VariableSort.AlphabeticalAsc)
+    .multi(true)
+    .includeAll(true)
+    .allValue('.+');
+}
+
+const summary = [
+  [
+    statPanel({
+      title: 'Search p95',
+      description:
+        '95th percentile of every search request of the selected run and groups (both phases), over the whole ' +
+        'run rather than per interval.',
+      unit: 'ms',
+      thresholds: thresholds('green', [SLOW_MS, 'red']),
+      targets: [influxql('A', `SELECT percentile("value", 95) FROM "http_req_duration" WHERE ${SEARCH} AND $timeFilter`)],
+    }),
+    4,
+    4,
+  ],
+  [
+    statPanel({
+      title: 'Search requests/s',
+      description:
+        'Search requests per second while the run was active: the mean of per-second counts, ignoring seconds ' +
+        'without any request (the report\'s throughput).',
+      unit: 'reqps',
+      decimals: 2,
+      targets: [
+        influxql(
+          'A',
+          `SELECT mean("tps") FROM (SELECT count("value") AS "tps" FROM "http_req_duration" ` +
+            `WHERE ${SEARCH} AND $timeFilter GROUP BY time(1s) fill(none))`,
+        ),
+      ],
+    }),
+    4,
+    4,
+  ],
+  [
+    statPanel({
+      title: `Requests over ${SLOW_MS} ms`,
+      description: `Search requests that took longer than ${SLOW_MS} ms (the mod-search report's slow-request count).`,
+      unit: 'none',
+      targets: [
+        influxql('A', `SELECT count("value") FROM "http_req_duration" WHERE ${SEARCH} AND "value" > ${SLOW_MS} AND $timeFilter`),
+      ],
+    }),
+    4,
+    4,
+  ],
+  [
+    statPanel({
+      title: 'Failed search requests',
+      description: 'Share of search requests k6 counted as failed (`http_req_failed`: status outside 200–399 or no response).',
+      unit: 'percent',
+      decimals: 2,
+      thresholds: thresholds('green', [1, 'red']),
+      targets: [influxql('A', `SELECT mean("value") * 100 FROM "http_req_failed" WHERE ${SEARCH} AND $timeFilter`)],
+    }),
+    4,
+    4,
+  ],
+  [
+    statPanel({
+      title: 'Reindex duration',
+      description:
+        'How long the background reindex of the other tenant took (k6 Trend `reindex_duration`, one sample ' +
+        'when it ends, whatever its outcome). Empty when the run had no reindex phase.',
+      unit: 'ms',
+      targets: [influxql('A', `SELECT max("value") FROM "reindex_duration" WHERE ${RUN} AND $timeFilter`)],
+    }),
+    4,
+    4,
+  ],
+  [
+    statPanel({
+      title: 'Virtual users',
+      description: 'Highest number of concurrent virtual users searching in the run.',
+      unit: 'none',
+      targets: [influxql('A', `SELECT max("value") FROM "vus" WHERE ${RUN} AND $timeFilter`)],
+    }),
+    4,
+    4,
+  ],
+];
+
+const overTime = [
+  [
+    timeseriesPanel({
+      title: 'p95 by group',
+      description:
+        'Per-interval 95th percentile of the search requests of each query group. The reindex window is in the ' +
+        '"Reindex running" panel below, on the same time axis.',
+      unit: 'ms',
+      min: 0,
+      legendCalcs: ['mean', 'max'],
+      targets: [
+        influxql(
+          'A',
+          `SELECT percentile("value", 95) FROM "http_req_duration" WHERE ${SEARCH} AND $timeFilter ` +
+            `GROUP BY time($__interval), "group" fill(none)`,
+          { alias: '$tag_group' },
+        ),
+      ],
+    }),
+    12,
+    8,
+  ],
+  [
+    timeseriesPanel({
+      title: 'Requests/s by group',
+      description: 'Search requests per second per query group.',
+      unit: 'reqps',
+      min: 0,
+      legendCalcs: ['mean'],
+      targets: [
+        influxql(
+          'A',
+          `SELECT count("value") * 1000 / $__interval_ms FROM "http_req_duration" WHERE ${SEARCH} AND $timeFilter ` +
+            `GROUP BY time($__interval), "group" fill(none)`,
+          { alias: '$tag_group' },
+        ),
+      ],
+    }),
+    12,
+    8,
+  ],
+  [
+    timeseriesPanel({
+      title: 'Reindex running',
+      description:
+        'The background reindex window: 1 while the reindex of the other tenant runs, 0 once it is done (k6 ' +
+        'Gauge `reindex_running`, sampled at each progress poll), per reindexed tenant. Read the response ' +
+        'times above against it.',
+      unit: 'none',
+      min: 0,
+      fillOpacity: 30,
+      targets: [
+        influxql(
+          'A',
+          `SELECT max("value") FROM "reindex_running" WHERE ${RUN} AND $timeFilter ` +
+            `GROUP BY time($__interval), "tenant" fill(none)`,
+          { alias: 'reindex $tag_tenant' },
+        ),
+      ],
+    }),
+    12,
+    6,
+  ],
+  [
+    timeseriesPanel({
+      title: 'Error %',
+      description: 'Failed search requests per interval, per query group. Should stay at 0.',
+      unit: 'percent',
+      min: 0,
+      targets: [
+        influxql(
+          'A',
+          `SELECT mean("value") * 100 FROM "http_req_failed" WHERE ${SEARCH} AND $timeFilter ` +
+            `GROUP BY time($__interval), "group" fill(none)`,
+          { alias: 'failed $tag_group' },
+        ),
+      ],
+    }),
+    12,
+    6,
+  ],
+];
+
+const templates = [
+  [
+    tablePanel({
+      title: 'Response time by template',
+      description:
+        'Every search template of the run (k6 tag `name`: the report\'s label) per phase (baseline, or under ' +
+        `the other tenant's reindex), over the whole run: the report's per-template table. p95 turns red above ${SLOW_MS} ms.`,
+      unit: 'ms',
+      targets: [
+        influxql(
+          'A',
+          `SELECT count("value") AS "total", min("value") AS "min", percentile("value", 50) AS "p50", ` +
+            `percentile("value", 75) AS "p75", percentile("value", 95) AS "p95", percentile("value", 99) AS "p99", ` +
+            `max("value") AS "max", mean("value") AS "avg" FROM "http_req_duration" ` +
+            `WHERE ${SEARCH} AND $timeFilter GROUP BY "name", "phase"`,
+          { format: 'table' },
+        ),
+      ],
+      overrides: [
+        { name: 'total', properties: [{ id: 'unit', value: 'none' }] },
+        { name: 'p95', properties: highlightAbove(SLOW_MS) },
+        { name: 'name', properties: [{ id: 'displayName', value: 'template' }] },
+      ],
+      transformations: [{ id: 'organize', options: { excludeByName: { Time: true } } }],
+      sortBy: [{ displayName: 'p95', desc: true }],
+    }),
+    24,
+    12,
+  ],
+  [
+    tablePanel({
+      title: 'Average by kind and phase',
+      description:
+        'Average and p95 per query kind (regular, wildcard `w*`, wildcard prefix `*w`/`*w*`) in each phase: ' +
+        'the report\'s wildcard and wildcard-prefix group averages, and the baseline vs under-reindex comparison.',
+      unit: 'ms',
+      targets: [
+        influxql(
+          'A',
+          `SELECT count("value") AS "total", mean("value") AS "avg", percentile("value", 95) AS "p95" ` +
+            `FROM "http_req_duration" WHERE ${SEARCH} AND $timeFilter GROUP BY "kind", "phase"`,
+          { format: 'table' },
+        ),
+      ],
+      overrides: [{ name: 'total', properties: [{ id: 'unit', value: 'none' }] }],
+      transformations: [{ id: 'organize', options: { excludeByName: { Time: true } } }],
+      sortBy: [{ displayName: 'kind', desc: false }],
+    }),
+    12,
+    7,
+  ],
+  [
+    tablePanel({
+      title: 'By group and phase',
+      description: 'Requests, average and p95 per query group in each phase, over the whole run.',
+      unit: 'ms',
+      targets: [
+        influxql(
+          'A',
+          `SELECT count("value") AS "total", mean("value") AS "avg", percentile("value", 95) AS "p95" ` +
+            `FROM "http_req_duration" WHERE ${SEARCH} AND $timeFilter GROUP BY "group", "phase"`,
+          { format: 'table' },
+        ),
+      ],
+      overrides: [{ name: 'total', properties: [{ id: 'unit', value: 'none' }] }],
+      transformations: [{ id: 'organize', options: { excludeByName: { Time: true } } }],
+      sortBy: [{ displayName: 'group', desc: false }],
+    }),
+    12,
+    7,
+  ],
+];
+
+// module_stats and opensearch come from Telegraf, not from k6, so they carry
+// no testid: these panels follow the time range, which should cover the run.
+const resources = [
+  [
+    timeseriesPanel({
+      title: 'mod-search and OpenSearch CPU',
+      description:
+        'CPU of the mod-search module and of its OpenSearch node side by side (Telegraf `module_stats`). 100 % = ' +
+        'one core fully used. Not filtered by run: set the time range to the run.',
+      unit: 'percent',
+      min: 0,
+      legendCalcs: ['mean', 'max'],
+      targets: [
+        influxql(
+          'A',
+          `SELECT mean("cpu_percent") FROM "module_stats" WHERE ${SEARCH_MODULES} AND $timeFilter ` +
+            `GROUP BY time($__interval), "module" fill(none)`,
+          { alias: '$tag_module' },
+        ),
+      ],
+    }),
+    12,
+    8,
+  ],
+  [
+    timeseriesPanel({
+      title: 'mod-search and OpenSearch memory (RSS)',
+      description:
+        'Resident memory of the mod-search module and of the OpenSearch node (`module_stats.mem_rss_bytes`); ' +
+        'OpenSearch\'s includes its fixed JVM heap.',
+      unit: 'bytes',
+      min: 0,
+      legendCalcs: ['mean', 'max'],
+      targets: [
+        influxql(
+          'A',
+          `SELECT mean("mem_rss_bytes") FROM "module_stats" WHERE ${SEARCH_MODULES} AND $timeFilter ` +
+            `GROUP BY time($__interval), "module" fill(none)`,
+          { alias: '$tag_module' },
+        ),
+      ],
+    }),
+    12,
+    8,
+  ],
+  [
+    timeseriesPanel({
+      title: 'OpenSearch indexing and search rates',
+      description:
+        'Documents indexed per second (the reindex at work) and search queries per second (counted per shard ' +
+        'by OpenSearch), from the node\'s running totals in the Telegraf measurement `opensearch`.',
+      unit: 'ops',
+      min: 0,
+      legendCalcs: ['mean', 'max'],
+      targets: [
+        influxql(
+          'A',
+          `SELECT non_negative_derivative(max("indexing_index_total"), 1s) FROM "opensearch" WHERE $timeFilter ` +
+            `GROUP BY time($__interval) fill(none)`,
+          { alias: 'documents indexed/s' },
+        ),
+        influxql(
+          'B',
+          `SELECT non_negative_derivative(max("search_query_total"), 1s) FROM "opensearch" WHERE $timeFilter ` +
+            `GROUP BY time($__interval) fill(none)`,
+          { alias: 'search queries/s' },
+        ),
+      ],
+    }),
+    12,
+    8,
+  ],
+  [
+    timeseriesPanel({
+      title: 'OpenSearch documents',
+      description: 'Documents held by the OpenSearch node across its indexes (all tenants), from `opensearch.docs_count`.',
+      unit: 'none',
+      min: 0,
+      targets: [
+        influxql('A', `SELECT last("docs_count") FROM "opensearch" WHERE $timeFilter GROUP BY time($__interval) fill(none)`, {
+          alias: 'documents',
+        }),
+      ],
+    }),
+    12,
+    8,
+  ],
+];
+
+/** Builds the dashboard (an SDK DashboardBuilder). */
+export function build() {
+  const dash = baseDashboard({
+    uid: UID,
+    title: 'FOLIO mod-search',
+    description:
+      'One k6 run of the mod-search workflow: search response time per group and template, throughput and ' +
+      'errors, the background reindex window, mod-search and OpenSearch CPU and memory. Pick the run in "Run"; ' +
+      'set the time range to cover it.',
+  })
+    .withVariable(searchReleaseVariable())
+    .withVariable(searchRunVariable())
+    .withVariable(groupVariable());
+  return layout(dash, [
+    { title: 'Selected run', panels: summary },
+    { title: 'Over time', panels: overTime },
+    { title: 'Templates', panels: templates },
+    { title: 'mod-search and OpenSearch', panels: resources },
+  ]);
+}
