@@ -27,8 +27,9 @@ stack-up-search: deps telegraf opensearch ## start the native stack with OpenSea
 	@stack/stack.sh up search
 
 # The search workflow's benchmark (tools/bench-search.mjs): needs the stack with
-# OpenSearch, `minifolio up --opensearch` and a seeded BENCH_TENANT. Exit 2 while
-# its parts 2 and 3 are not built (it says which).
+# OpenSearch, `minifolio up --opensearch` with both tenants seeded and indexed
+# (make run WORKFLOW=search leaves that behind), and the query files. Exit 2
+# while its part 3 is not built (it says so); BENCH_SEARCH_SAMPLES per template.
 .PHONY: bench-search
-bench-search: ## mod-search benchmark: reindex docs/s vs raw _bulk of the same documents (per-template and under-reindex parts pending)
+bench-search: ## mod-search benchmark: reindex docs/s vs raw _bulk; per-template p50 via gateway vs direct (under-reindex part pending)
 	@node tools/bench-search.mjs

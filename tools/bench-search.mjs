@@ -8,19 +8,31 @@
 //      `_bulk` of the very documents it wrote into an index with the same
 //      mapping. Target: >= 0.7x.
 //   2. per template: p50 through gateway + mod-search against the same
-//      OpenSearch query sent direct. Target: <= 1.2x.            NOT BUILT YET
+//      OpenSearch query sent direct. Target: <= 1.2x. The queries are the
+//      ones mod-search sends: a first pass goes through a second minifolio
+//      whose OpenSearch URL is a recording proxy; the timed pass then
+//      alternates the normal gateway and the recorded bodies sent straight
+//      to OpenSearch, so both see the same machine noise.
 //   3. tenant B's throughput and p95 alone vs under tenant A's reindex (the
 //      Lotus report saw -18 % throughput at 1 user).               NOT BUILT YET
 //
-// Parts 2 and 3 need the k6 search workflow (scripts/mod-search.js and its
-// templates); until they are built this prints what is missing for them and
-// exits 2, never a made-up figure.
+// Part 2 needs the search workflow's templates and query files (lib/,
+// data/search from make search-data); part 3 the k6 run. What cannot run is
+// said, and the exit code is 2, never a made-up figure.
 //
 // Environment: FP_MINIFOLIO_PORT (gateway, minifolio up --opensearch running),
 // FP_OPENSEARCH_URL, BENCH_TENANT (default fs09000001, seeded), FOLIO_PASSWORD
 // (default admin, local only).
 
-const gateway = `http://127.0.0.1:${process.env.FP_MINIFOLIO_PORT || 9130}`;
+import { spawnSync } from 'node:child_process';
+import { readFileSync } from 'node:fs';
+import { createServer, request as httpRequest } from 'node:http';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+const repo = join(dirname(fileURLToPath(import.meta.url)), '..');
+const gatewayPort = Number(process.env.FP_MINIFOLIO_PORT || 9130);
+const gateway = `http://127.0.0.1:${gatewayPort}`;
 const opensearch = (process.env.FP_OPENSEARCH_URL || 'http://127.0.0.1:59199').replace(/\/$/, '');
 const tenant = process.env.BENCH_TENANT || 'fs09000001';
 const password = process.env.FOLIO_PASSWORD || 'admin';
@@ -49,16 +61,16 @@ async function call(url, { method = 'GET', headers = {}, body } = {}) {
   return { status: res.status, text, json, headers: res.headers };
 }
 
-async function login() {
-  const r = await call(`${gateway}/authn/login`, {
+async function login(base = gateway, t = tenant) {
+  const r = await call(`${base}/authn/login`, {
     method: 'POST',
-    headers: { 'content-type': 'application/json', 'x-okapi-tenant': tenant },
+    headers: { 'content-type': 'application/json', 'x-okapi-tenant': t },
     body: JSON.stringify({ username: 'folio_admin', password }),
   });
   const token = r.headers.get('x-okapi-token');
   if (r.status === 0) die(`minifolio's gateway does not answer at ${gateway} (${r.text})`, 'start it: bin/minifolio up --opensearch $FP_OPENSEARCH_URL');
   if (!token) die(`login to tenant ${tenant} failed (HTTP ${r.status})`, `seed it: bin/minifolio seed --tenant ${tenant} --items 20000 --authorities 5000`);
-  return { 'x-okapi-tenant': tenant, 'x-okapi-token': token, 'content-type': 'application/json' };
+  return { 'x-okapi-tenant': t, 'x-okapi-token': token, 'content-type': 'application/json' };
 }
 
 const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
@@ -144,8 +156,111 @@ async function reindexVsBulk(headers) {
   return ratio >= 0.7;
 }
 
+/** A proxy to OpenSearch that records the _search requests made while `key` is set. */
+async function recordingProxy() {
+  const target = new URL(opensearch);
+  const rec = { key: null, seen: new Map() };
+  const server = createServer((req, res) => {
+    const chunks = [];
+    req.on('data', (c) => chunks.push(c));
+    req.on('end', () => {
+      const body = Buffer.concat(chunks);
+      if (rec.key && req.url.includes('/_search')) {
+        if (!rec.seen.has(rec.key)) rec.seen.set(rec.key, []);
+        rec.seen.get(rec.key).push({ method: req.method, path: req.url, body: body.toString() });
+      }
+      const up = httpRequest({ host: target.hostname, port: target.port, method: req.method, path: req.url, headers: req.headers }, (r) => {
+        res.writeHead(r.statusCode, r.headers);
+        r.pipe(res);
+      });
+      up.on('error', () => res.writeHead(502).end());
+      up.end(body);
+    });
+  });
+  await new Promise((r) => server.listen(0, '127.0.0.1', r));
+  return { rec, server, url: `http://127.0.0.1:${server.address().port}` };
+}
+
+const p50 = (xs) => {
+  const s = [...xs].sort((a, b) => a - b);
+  return s[Math.floor((s.length - 1) / 2)];
+};
+
+/** Part 2: per template, p50 through gateway + mod-search vs the same queries straight to OpenSearch. */
+async function templatesVsDirect() {
+  let T;
+  let D;
+  try {
+    T = await import('../lib/search-templates.js');
+    D = await import('../lib/search-data.js');
+  } catch {
+    console.log('2. per-template p50, gateway + mod-search vs direct OpenSearch: NOT RUN (lib/search-templates.js, the search workflow\'s templates, is not in this checkout)');
+    return null;
+  }
+  const searchTenant = process.env.BENCH_SEARCH_TENANT || 'fs09000000';
+  const samples = Number(process.env.BENCH_SEARCH_SAMPLES || 20);
+  let tables;
+  try {
+    tables = D.FILES.map((f) => D.parseRows(readFileSync(join(repo, 'data', 'search', f.file), 'utf8'), f.file));
+  } catch (e) {
+    die(`the search query files are missing (${e.message})`, 'make search-data');
+  }
+  const proxy = await recordingProxy();
+  const runDir = join(process.env.FP_STACK_DIR || join(repo, '.stack'), 'bench-search');
+  const port = Number(process.env.BENCH_SEARCH_PORT || gatewayPort + 230);
+  const env = { ...process.env, MINIFOLIO_DB: process.env.MINIFOLIO_DB || process.env.FP_PG_DSN || '' };
+  const mf = (args) => spawnSync(join(repo, 'bin', 'minifolio'), args, { encoding: 'utf8', env });
+  const up = mf(['up', '--run-dir', runDir, '--port', String(port), '--profile', 'fast', '--opensearch', proxy.url]);
+  if (up.status !== 0) die(`a second minifolio for recording queries did not start (${(up.stderr || up.stdout).trim().split('\n').pop()})`, `it needs MINIFOLIO_DB (or FP_PG_DSN) and free ports ${port}-${port + 10} (BENCH_SEARCH_PORT)`);
+  const keyOf = (t, i) => `${t.name}|${i}`;
+  try {
+    const tenantHeaders = await login(`http://127.0.0.1:${port}`, searchTenant);
+    for (const t of T.TEMPLATES) {
+      for (let i = 0; i < samples; i++) {
+        proxy.rec.key = keyOf(t, i);
+        const r = await call(`http://127.0.0.1:${port}${T.searchRequest(t, D.valuesAt(tables, i)).url}`, { headers: tenantHeaders });
+        if (r.status !== 200) die(`${t.name} answered ${r.status} while recording (${r.text.slice(0, 200)})`, 'read the mod-search log');
+      }
+    }
+  } finally {
+    proxy.rec.key = null;
+    mf(['down', '--run-dir', runDir]);
+    proxy.server.close();
+  }
+
+  const h = await login(gateway, searchTenant);
+  const rows = [];
+  for (const t of T.TEMPLATES) {
+    const viaGateway = [];
+    const direct = [];
+    for (let i = 0; i < samples; i++) {
+      const url = `${gateway}${T.searchRequest(t, D.valuesAt(tables, i)).url}`;
+      let t0 = performance.now();
+      const r = await call(url, { headers: h });
+      viaGateway.push(performance.now() - t0);
+      if (r.status !== 200) die(`${t.name} answered ${r.status} (${r.text.slice(0, 200)})`, 'read the mod-search log');
+      t0 = performance.now();
+      for (const q of proxy.rec.seen.get(keyOf(t, i)) ?? []) {
+        await call(`${opensearch}${q.path}`, { method: q.method, headers: { 'content-type': 'application/json' }, body: q.body || undefined });
+      }
+      direct.push(performance.now() - t0);
+    }
+    rows.push({ name: t.name, gateway: p50(viaGateway), direct: p50(direct) });
+  }
+  console.log(`2. per-template p50 over ${samples} requests each, tenant ${searchTenant}: gateway + mod-search vs the same queries straight to OpenSearch`);
+  const width = Math.max(...rows.map((r) => r.name.length));
+  for (const r of rows) {
+    const ratio = r.gateway / r.direct;
+    console.log(`   ${r.name.padEnd(width)}  ${r.gateway.toFixed(1).padStart(7)} ms  ${r.direct.toFixed(1).padStart(7)} ms  ${ratio.toFixed(2)}x${ratio > 1.2 ? '  over 1.2x' : ''}`);
+  }
+  const ratios = rows.map((r) => r.gateway / r.direct);
+  const over = ratios.filter((x) => x > 1.2).length;
+  console.log(`   median ratio ${p50(ratios).toFixed(2)}x; ${over} of ${rows.length} templates over 1.2x (target: none): ${over === 0 ? 'met' : 'NOT met'}`);
+  return over === 0;
+}
+
 const headers = await login();
-const met = await reindexVsBulk(headers);
-console.log('2. per-template p50, gateway + mod-search vs direct OpenSearch: NOT BUILT (needs the search templates of scripts/mod-search.js and the queries mod-search sends)');
-console.log("3. tenant B alone vs under tenant A's reindex: NOT BUILT (needs make run WORKFLOW=search with REINDEX_TENANT)");
-process.exit(met ? 2 : 1);
+const met1 = await reindexVsBulk(headers);
+const met2 = await templatesVsDirect();
+console.log("3. tenant B alone vs under tenant A's reindex: NOT BUILT (run make run WORKFLOW=search REINDEX_TENANT=fs09000001 and read its baseline vs under-reindex table)");
+process.exit(met1 && met2 !== false ? 2 : 1);

@@ -286,6 +286,8 @@ test('recorded search run: every mod-search dashboard query has data', async (t)
     return series[0].values[0][0];
   };
   const { problems, cpuModules } = await checkAll(url, db, testid, (await edge('ASC')) - 30_000, (await edge('DESC')) + 30_000, searchDashboards);
-  assert.deepEqual(problems, []);
+  // A fast run has no request over 700 ms: InfluxQL then returns no series
+  // (the panel shows 0); the synthetic run above checks that query's count.
+  assert.deepEqual(problems.filter((p) => !p.includes('panel "Requests over 700 ms" A: no data')), []);
   assert.deepEqual([...cpuModules].sort(), ['mod-search', 'opensearch']);
 });
