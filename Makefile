@@ -55,11 +55,12 @@ stack-status: ## one line per service: name, up/down, URL (exit 1 if one is down
 stack-clean: ## stop the stack and delete its data (.stack/)
 	@stack/stack.sh clean
 
-run: stack-up k6 minifolio ## one CICO run: make run PROFILE=smoke|demo|ptf|longevity|knee MINIFOLIO_PROFILE=fast|lotus|...
+run: stack-up k6 minifolio $(if $(filter search,$(WORKFLOW)),opensearch search-data) ## one run: make run [WORKFLOW=cico|search] PROFILE=smoke|demo|ptf|... MINIFOLIO_PROFILE=fast|lotus|...
 	@tools/run.sh
 
-demo: ## the main job: make run PROFILE=demo MINIFOLIO_PROFILE=lotus (1, 5, 8, 20 users)
+demo: ## the main job: CICO at 1, 5, 8, 20 users (minifolio lotus), then mod-search at 1 and 20 users, alone and while fs09000001 reindexes
 	@$(MAKE) --no-print-directory run PROFILE=demo MINIFOLIO_PROFILE=lotus
+	@$(MAKE) --no-print-directory run WORKFLOW=search PROFILE=demo REINDEX_TENANT=fs09000001 REINDEX_REPEAT=true
 
 # The regression gate of .github/workflows/perf-gate.yml, runnable locally.
 GATE_BASELINE ?= baselines/minifolio-fast.json

@@ -116,9 +116,10 @@ const NONE = Object.freeze([]);
  * only when every rule passed; empty: the log text when the status was right but the second rule
  * (the record is there) failed; other failures log the failed rules' names.
  */
-function endpoint(method, template, { rules, judge, value, empty = '' }) {
-  const name = `${method} ${template}`;
-  return { method, template, parts: compileTemplate(template), name, rules, checkNames: rules.map((r) => `${name}: ${r}`), judge, value, empty };
+// name: the `name` tag, method + template unless given (mod-search's report labels); accept: the
+// Accept header when not the browser's; tags: more constant tags of the API (search: group, kind).
+export function endpoint(method, template, { rules, judge, value, empty = '', name = `${method} ${template}`, accept = null, tags = null }) {
+  return { method, template, parts: compileTemplate(template), name, rules, checkNames: rules.map((r) => `${name}: ${r}`), judge, value, empty, accept, tags };
 }
 
 // A request's verdict: { ok, results (one boolean per rule), failed (rule names), value, detail }.
@@ -141,10 +142,12 @@ function verdictOf(api, status, body) {
 
 // A request to send: query is flat [key, value, ...] pairs (see queryString); verify(status, body)
 // takes the body as text or as a document (above).
-function request(api, { path, query, body } = {}) {
+export function request(api, { path, query, body } = {}) {
   return {
     method: api.method,
     name: api.name,
+    accept: api.accept,
+    tags: api.tags,
     checkNames: api.checkNames,
     url: fillTemplate(api.parts, path, api.template) + (query === undefined ? '' : queryString(query)),
     body: body === undefined ? null : JSON.stringify(body),

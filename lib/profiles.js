@@ -54,33 +54,43 @@ function parseVus(text) {
  * @param {string} name PROFILE (default smoke)
  * @param {{vus?: string, duration?: string}} overrides VUS (one count or a comma list) and DURATION
  *   (time at each user count)
- * @returns {{name, steps, durationMs, think, scenarios, totalMs, about}}
+ * @param {{profiles?: object, phases?: string[], startMs?: number}} [opts] profiles: the workflow's
+ *   profile table (CICO's PROFILES by default); phases: run each user count once per phase, in
+ *   this order (scenario `vus_<n>_<phase>`, tagged `phase` too); startMs: when the first step starts
+ *   (after a warm-up the workflow runs itself)
+ * @returns {{name, steps, durationMs, think, scenarios, windows, totalMs, about}} windows: one per
+ *   scenario {key, vus, phase, startMs, durationMs}, for scenarios that run beside a step
  */
-export function buildProfile(name, overrides = {}) {
+export function buildProfile(name, overrides = {}, { profiles = PROFILES, phases = null, startMs = 0 } = {}) {
   const pname = name === undefined || name === '' ? 'smoke' : name;
-  const p = PROFILES[pname];
-  if (!p) throw new ProfileError(`PROFILE "${name}" is unknown; fix: use one of ${Object.keys(PROFILES).join(', ')}`);
+  const p = Object.prototype.hasOwnProperty.call(profiles, pname) ? profiles[pname] : undefined;
+  if (!p) throw new ProfileError(`PROFILE "${name}" is unknown; fix: use one of ${Object.keys(profiles).join(', ')}`);
   const steps = overrides.vus ? parseVus(overrides.vus) : p.steps;
   const dur = overrides.duration || p.duration;
   const stepMs = durationMs(dur);
   if (stepMs === null || stepMs < 1000) throw new ProfileError(`DURATION "${dur}" is not a duration of at least 1s; fix: use e.g. DURATION=90s, 5m or 1h30m`);
   const graceMs = durationMs(p.gracefulStop);
   const scenarios = {};
-  let start = 0;
+  const windows = [];
+  let start = startMs;
   for (const v of steps) {
-    // Each step waits for the previous one's graceful stop, so a row of the report has exactly
-    // its user count; the scenario tag `vus` labels every sample for the per-row sub-metrics.
-    const key = scenarios[`vus_${v}`] ? `vus_${v}_${start / 1000}` : `vus_${v}`;
-    scenarios[key] = {
-      executor: 'constant-vus',
-      vus: v,
-      duration: fmt(stepMs),
-      startTime: fmt(start),
-      gracefulStop: p.gracefulStop,
-      tags: { vus: String(v) },
-    };
-    start += stepMs + graceMs;
+    for (const phase of phases || [null]) {
+      // Each step waits for the previous one's graceful stop, so a row of the report has exactly
+      // its user count; the scenario tag `vus` labels every sample for the per-row sub-metrics.
+      const base = phase ? `vus_${v}_${phase}` : `vus_${v}`;
+      const key = scenarios[base] ? `${base}_${start / 1000}` : base;
+      scenarios[key] = {
+        executor: 'constant-vus',
+        vus: v,
+        duration: fmt(stepMs),
+        startTime: fmt(start),
+        gracefulStop: p.gracefulStop,
+        tags: phase ? { vus: String(v), phase } : { vus: String(v) },
+      };
+      windows.push({ key, vus: v, phase, startMs: start, durationMs: stepMs });
+      start += stepMs + graceMs;
+    }
   }
   if (start > MAX_TOTAL_MS) throw new ProfileError(`PROFILE ${pname} with DURATION=${dur} would run ${Math.round(start / 3600000)} h; fix: keep a run under 48 h`);
-  return { name: pname, steps, durationMs: stepMs, think: p.think, scenarios, totalMs: start, about: p.about };
+  return { name: pname, steps, durationMs: stepMs, think: p.think, scenarios, windows, totalMs: start, about: p.about };
 }

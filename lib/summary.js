@@ -3,9 +3,11 @@
 // table (p75 > 100 ms), plus the summary.json that `folio-perf report`/`baseline` read. Pure.
 
 import { parseMetricKey } from './baseline.js';
-import { NOOP, NOOP_RATE } from './thresholds.js';
+import { NOOP, NOOP_RATE, NOOP_COUNT } from './thresholds.js';
+import { SLOW_API_P75_MS } from './metrics.js';
 
-export const SLOW_API_P75_MS = 100;
+export { SLOW_API_P75_MS };
+
 const COLS = [
   ['avg', 'avg'],
   ['p50', 'p(50)'],
@@ -61,7 +63,8 @@ export function thresholdResults(data) {
   const out = [];
   for (const [key, m] of Object.entries(data.metrics || {})) {
     for (const [expr, r] of Object.entries((m && m.thresholds) || {})) {
-      if (expr.replace(/\s/g, '') === NOOP || expr.replace(/\s/g, '') === NOOP_RATE) continue;
+      const e = expr.replace(/\s/g, '');
+      if (e === NOOP || e === NOOP_RATE || e === NOOP_COUNT) continue;
       out.push({ metric: key, expr, ok: !!(r && r.ok) });
     }
   }

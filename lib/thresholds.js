@@ -21,6 +21,7 @@ export const SUMMARY_TREND_STATS = ['avg', 'min', 'med', 'max', 'p(50)', 'p(75)'
 // A rule that always passes: k6 only computes a sub-metric (e.g. per `vus` tag) that has a threshold.
 export const NOOP = 'max>=0';
 export const NOOP_RATE = 'rate>=0';
+export const NOOP_COUNT = 'count>=0';
 
 function err(file, problem, fix) {
   throw new ThresholdsError(`${file}: ${problem}; fix: ${fix}`);
@@ -83,6 +84,12 @@ export function workflowSpec(doc, workflow, file = 'thresholds.json') {
     if (!/^[A-Z]+ \/\S*$/.test(n) || /[?,]/.test(n)) err(file, `workflows.${workflow}.apis has "${n}", which is not an API name`, 'use method + templated path, e.g. "GET /automated-patron-blocks/{id}"');
     apis[n] = statRules(e, `workflows.${workflow}.apis.${n}`, file);
   }
+  // Request-time budgets per `kind` tag (search: regular, wildcard, wildcard-prefix).
+  const kinds = {};
+  for (const [k, e] of Object.entries(wf.kinds || {})) {
+    if (!/^[a-z][a-z-]*$/.test(k)) err(file, `workflows.${workflow}.kinds has "${k}", which is not a kind`, 'use a `kind` tag value, e.g. "wildcard-prefix"');
+    kinds[k] = statRules(e, `workflows.${workflow}.kinds.${k}`, file);
+  }
   const rates = {};
   for (const [metric, e] of Object.entries(wf.rates || {})) {
     const where = `workflows.${workflow}.rates.${metric}`;
@@ -102,6 +109,7 @@ export function workflowSpec(doc, workflow, file = 'thresholds.json') {
   return {
     transactions,
     apis,
+    kinds,
     rates,
     regression: {
       transactions: regressionSection(reg.transactions, `workflows.${workflow}.regression.transactions`, file),
@@ -129,8 +137,9 @@ function round(ms) {
  * @param {string[]} [p.transactions] transaction names the script records
  * @param {string[]} [p.apiNames] API `name` tags the script sends: per-API sub-metrics for the
  *   slow-API table and for baselines
+ * @param {Array<[string, string]>} [p.extra] more sub-metrics the report reads, [key, no-op rule]
  */
-export function buildThresholds({ doc, workflow, baseline = null, baselineFile = 'baseline', vus = [], transactions = [], apiNames = [], file = 'thresholds.json' }) {
+export function buildThresholds({ doc, workflow, baseline = null, baselineFile = 'baseline', vus = [], transactions = [], apiNames = [], extra = [], file = 'thresholds.json' }) {
   const spec = workflowSpec(doc, workflow, file);
   const out = {};
   const txKey = (t) => `transaction_duration{transaction:${t}}`;
@@ -138,6 +147,7 @@ export function buildThresholds({ doc, workflow, baseline = null, baselineFile =
 
   for (const [t, rules] of Object.entries(spec.transactions)) for (const r of rules) add(out, txKey(t), r);
   for (const [n, rules] of Object.entries(spec.apis)) for (const r of rules) add(out, apiKey(n), r);
+  for (const [k, rules] of Object.entries(spec.kinds)) for (const r of rules) add(out, `http_req_duration{kind:${k}}`, r);
   for (const [m, rules] of Object.entries(spec.rates)) for (const r of rules) add(out, m, r);
 
   if (baseline) {
@@ -173,5 +183,6 @@ export function buildThresholds({ doc, workflow, baseline = null, baselineFile =
     keep(apiKey(n));
     for (const v of vus) keep(`http_req_duration{name:${n},vus:${v}}`);
   }
+  for (const [key, rule] of extra) keep(key, rule);
   return out;
 }

@@ -15,16 +15,22 @@
 //   FOLIO_PASSWORD=admin FOLIO_DB_PASSWORD=folio K6_AUTO_EXTENSION_RESOLUTION=false \
 //     bin/k6 run -o influxdb-lp=http://127.0.0.1:58086/k6 -e PROFILE=smoke scripts/check-in-check-out.js
 // or simply: make run PROFILE=smoke
+//
+// Where it lives: lib/workflows/cico.js (profiles, settings, thresholds inputs, report module),
+// lib/k6/cico.js (setup, iteration, teardown, handleSummary), lib/transactions.js (the call
+// sequences), lib/folio.js (each call and its rule), lib/summary.js (the tables), the runner
+// lib/k6/run.js, the client lib/k6/folio.js.
 
 import { loadRun } from '../lib/k6/run.js';
 import { cicoWorkflow } from '../lib/k6/cico.js';
+import { cico } from '../lib/workflows/cico.js';
 
 // Paths are given relative to the repository root (BASELINE, DATA=csv:<dir>, THRESHOLDS); this
 // script lives one level below it. import.meta.resolve pins them to this file, whatever k6's
 // future open() semantics.
 const read = (path) => open(path.startsWith('/') ? path : import.meta.resolve(`../${path}`));
 
-const run = loadRun({ read, env: __ENV, workflow: 'cico', vu: __VU });
+const run = loadRun({ read, env: __ENV, workflow: cico, vu: __VU });
 const workflow = cicoWorkflow(run, read);
 
 export const options = run.options;

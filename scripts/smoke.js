@@ -7,12 +7,14 @@
 // Run (from the repository root):
 //   FOLIO_PASSWORD=admin K6_AUTO_EXTENSION_RESOLUTION=false bin/k6 run scripts/smoke.js
 // (K6_ENV picks env/<name>.json; FOLIO_URL, FOLIO_TENANT, FOLIO_USER override it.)
+//
+// Where it lives: this file; the login in lib/k6/auth.js, the request and its rule in
+// lib/folio.js (servicePoints), sent by the client in lib/k6/folio.js.
 
-import { check } from 'k6';
 import exec from 'k6/execution';
-import http from 'k6/http';
 import { envFileName, parseEnvFile, resolveConfig, describeConfig } from '../lib/config.js';
 import { Session } from '../lib/k6/auth.js';
+import { makeClient, failureLog } from '../lib/k6/folio.js';
 import { servicePoints } from '../lib/folio.js';
 import { fatal } from '../lib/k6/run.js';
 import { makeTestId, validTestId } from '../lib/summary.js';
@@ -53,12 +55,7 @@ export default function () {
     exec.test.abort(`folio-perf: ${cause}`);
     return;
   }
-  const req = servicePoints();
-  const res = http.get(cfg.folio.url + req.url, { headers: session.headers(), tags: { name: req.name } });
-  const v = req.verify(res.status, res.body);
-  const sets = {};
-  for (let i = 0; i < v.results.length; i++) sets[req.checkNames[i]] = v.results[i];
-  check(res, sets);
-  if (!v.ok) console.error(`folio-perf smoke: ${req.name} failed: ${v.detail || v.failed.join(', ')}`);
-  else console.log(`folio-perf smoke: logged in (${session.legacy ? 'legacy /authn/login' : 'login-with-expiry'}), ${v.value} service points`);
+  const client = makeClient({ cfg, session, think: null, log: failureLog(1) });
+  const r = client.call(servicePoints());
+  if (r.ok) console.log(`folio-perf smoke: logged in (${session.legacy ? 'legacy /authn/login' : 'login-with-expiry'}), ${r.value} service points`);
 }

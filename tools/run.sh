@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# `make run`: one check-in/check-out run on the native stack, start to finish.
+# `make run`: one check-in/check-out run (WORKFLOW=cico, the default) or one
+# mod-search run (WORKFLOW=search) on the native stack, start to finish.
 #   1. the stack is up (make's prerequisite), minifolio is (re)started with
 #      MINIFOLIO_PROFILE, seeded when empty and reset to the pre-test state, as
 #      PTF restored its database before every test;
@@ -12,10 +13,12 @@
 # (fast), RELEASE (label of the system under test; default the minifolio
 # profile), DURATION, VUS, THINK, BASELINE, SEED_ITEMS, SEED_USERS, SEED_LOANS,
 # SEED_EVENTS_PER_USER (patron-block history, for juniper-patron-blocks),
-# TOKEN_TTL (minifolio's access-token lifetime), TESTID, SAMPLE_LOSS (fail:
-# a run whose samples did not all reach InfluxDB exits 96 when k6 passed; warn:
-# only reported), K6_INFLUXDB_RETRY_TIMEOUT (how long a sample may wait for
-# InfluxDB, default 60s).
+# TOKEN_TTL (minifolio's access-token lifetime), TESTID, SEED_AUTHORITIES
+# (MARC authority records of a new tenant, 2000), SAMPLE_LOSS (fail: a run
+# whose samples did not all reach InfluxDB exits 96 when k6 passed; warn: only
+# reported), K6_INFLUXDB_RETRY_TIMEOUT (how long a sample may wait for InfluxDB,
+# default 60s). WORKFLOW=search: see the search block below (REINDEX_TENANT,
+# REINDEX_API, ... reach k6 unchanged).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 repo=$PWD
@@ -27,11 +30,14 @@ SEED_ITEMS=${SEED_ITEMS:-20000}
 SEED_USERS=${SEED_USERS:-2000}
 SEED_LOANS=${SEED_LOANS:-500}
 SEED_EVENTS_PER_USER=${SEED_EVENTS_PER_USER:-0}
+# MARC authorities for the search workflow's authority templates (ignored by CICO).
+SEED_AUTHORITIES=${SEED_AUTHORITIES:-2000}
 TOKEN_TTL=${TOKEN_TTL:-10m}
 FP_PG_PORT=${FP_PG_PORT:-55432}
 FP_INFLUX_PORT=${FP_INFLUX_PORT:-58086}
 FP_MINIFOLIO_PORT=${FP_MINIFOLIO_PORT:-9130}
 FP_STACK_DIR=${FP_STACK_DIR:-$repo/.stack}
+FP_OPENSEARCH_PORT=${FP_OPENSEARCH_PORT:-59199}
 export FOLIO_DB_PASSWORD=${FOLIO_DB_PASSWORD:-folio}
 # minifolio's operator password is a local-only default; a real FOLIO's comes from the user.
 export FOLIO_PASSWORD=${FOLIO_PASSWORD:-admin} MINIFOLIO_ADMIN_PASSWORD=${FOLIO_PASSWORD:-admin}
@@ -54,7 +60,13 @@ run_dir=$FP_STACK_DIR/minifolio
 mkdir -p "$FP_STACK_DIR/logs" results
 
 die() { printf 'folio-perf: %s. Fix: %s\n' "$1" "$2" >&2; exit 1; }
-[ -f "scripts/check-in-check-out.js" ] || die "scripts/check-in-check-out.js is missing" "restore it from git"
+WORKFLOW=${WORKFLOW:-cico}
+case $WORKFLOW in
+  cico) script=scripts/check-in-check-out.js ;;
+  search) script=scripts/mod-search.js ;;
+  *) die "unknown WORKFLOW '$WORKFLOW'" "use WORKFLOW=cico or WORKFLOW=search" ;;
+esac
+[ -f "$script" ] || die "$script is missing" "restore it from git"
 SAMPLE_LOSS=${SAMPLE_LOSS:-fail}
 case $SAMPLE_LOSS in fail | warn) ;; *) die "SAMPLE_LOSS '$SAMPLE_LOSS' is neither fail nor warn" "use SAMPLE_LOSS=fail (default) or warn" ;; esac
 [ -f "minifolio/profiles/$MINIFOLIO_PROFILE.json" ] || die "unknown MINIFOLIO_PROFILE '$MINIFOLIO_PROFILE'" \
@@ -64,18 +76,37 @@ case $SAMPLE_LOSS in fail | warn) ;; *) die "SAMPLE_LOSS '$SAMPLE_LOSS' is neith
 # clears what a leak profile accumulated in the previous run.
 bin/minifolio down --run-dir "$run_dir" >/dev/null
 echo "==> minifolio: starting with profile $MINIFOLIO_PROFILE on 127.0.0.1:$FP_MINIFOLIO_PORT"
-bin/minifolio up --run-dir "$run_dir" --port "$FP_MINIFOLIO_PORT" --profile "$MINIFOLIO_PROFILE" --token-ttl "$TOKEN_TTL"
+up_args=()
+if [ "$WORKFLOW" = search ]; then
+  # OpenSearch joins the stack only for this workflow (reused when it runs already).
+  FP_OPENSEARCH_PORT=$FP_OPENSEARCH_PORT stack/stack.sh up search
+  up_args=(--opensearch "http://127.0.0.1:$FP_OPENSEARCH_PORT")
+fi
+bin/minifolio up --run-dir "$run_dir" --port "$FP_MINIFOLIO_PORT" --profile "$MINIFOLIO_PROFILE" --token-ttl "$TOKEN_TTL" "${up_args[@]}"
 echo "==> minifolio: seeding fs09000000 if empty ($SEED_ITEMS items, $SEED_USERS users, $SEED_LOANS open loans)"
-bin/minifolio seed --items "$SEED_ITEMS" --users "$SEED_USERS" --loans "$SEED_LOANS" --events-per-user "$SEED_EVENTS_PER_USER"
+bin/minifolio seed --items "$SEED_ITEMS" --users "$SEED_USERS" --loans "$SEED_LOANS" --events-per-user "$SEED_EVENTS_PER_USER" --authorities "$SEED_AUTHORITIES"
 echo "==> minifolio: reset to the pre-test state (PTF's restore)"
 bin/minifolio reset
 
-TESTID=${TESTID:-cico-$(date -u +%Y%m%dT%H%M%SZ)-$RELEASE}
+# --- search: a second tenant to reindex, both tenants indexed, the query files ---
+if [ "$WORKFLOW" = search ]; then
+  SEARCH_TENANT_A=${REINDEX_TENANT:-fs09000001}
+  echo "==> minifolio: seeding $SEARCH_TENANT_A (the tenant a reindex phase reindexes) if empty"
+  bin/minifolio seed --tenant "$SEARCH_TENANT_A" --items "$SEED_ITEMS" --users "$SEED_USERS" --loans "$SEED_LOANS" --authorities "$SEED_AUTHORITIES"
+  # Both tenants indexed through mod-search's own reindex API, so the baseline phase searches a
+  # full index and the reindex phase rebuilds one, as on a real FOLIO.
+  for t in fs09000000 "$SEARCH_TENANT_A"; do
+    node tools/search-index.mjs --url "http://127.0.0.1:$FP_MINIFOLIO_PORT" --tenant "$t"
+  done
+  make --no-print-directory search-data
+fi
+
+TESTID=${TESTID:-$WORKFLOW-$(date -u +%Y%m%dT%H%M%SZ)-$RELEASE}
 [[ "$TESTID" =~ ^[A-Za-z0-9][A-Za-z0-9._-]*$ ]] || die "TESTID '$TESTID' is not a test id" \
   "use letters, digits, . _ - (e.g. cico-20261122T030000Z-lotus)"
 out=results/$TESTID
 mkdir -p "$out"
-echo "==> k6: PROFILE=$PROFILE against minifolio ($MINIFOLIO_PROFILE), testid $TESTID"
+echo "==> k6: $script PROFILE=$PROFILE against minifolio ($MINIFOLIO_PROFILE), testid $TESTID"
 set +e
 # The output writes what it delivered to sample-loss.json when it stops
 # (before handleSummary); SAMPLE_LOSS decides what a loss does to the run.
@@ -83,7 +114,7 @@ rm -f "$out/sample-loss.json"
 K6_INFLUXDB_LOSS_FILE="$out/sample-loss.json" K6_ENV=${K6_ENV:-local} TESTID=$TESTID RELEASE=$RELEASE PROFILE=$PROFILE \
   FOLIO_URL="http://127.0.0.1:$FP_MINIFOLIO_PORT" FOLIO_DB_PORT=$FP_PG_PORT \
   K6_WEB_DASHBOARD=true K6_WEB_DASHBOARD_PORT=-1 K6_WEB_DASHBOARD_EXPORT="$out/k6-report.html" \
-  K6_NO_USAGE_REPORT=true bin/k6 run --quiet --address= -o "influxdb-lp=http://127.0.0.1:$FP_INFLUX_PORT/k6" scripts/check-in-check-out.js
+  K6_NO_USAGE_REPORT=true bin/k6 run --quiet --address= -o "influxdb-lp=http://127.0.0.1:$FP_INFLUX_PORT/k6" "$script"
 rc=$?
 set -e
 # Samples that did not reach InfluxDB: said in the summary, and a failed run
@@ -116,7 +147,7 @@ if [ -f "$out/sample-loss.json" ]; then
 fi
 echo "==> results: $out/summary.json, $out/k6-report.html"
 echo "==> samples: InfluxDB http://127.0.0.1:$FP_INFLUX_PORT database k6, testid $TESTID"
-echo "    with Docker: docker compose up -d, then open http://localhost:3000/d/folio-cico?var-testid=$TESTID"
+[ "$WORKFLOW" = cico ] && echo "    with Docker: docker compose up -d, then open http://localhost:3000/d/folio-cico?var-testid=$TESTID"
 case $rc in
   0) ;;
   99) echo "==> thresholds failed: k6 exit code 99 (see the ✗ lines above)" ;;

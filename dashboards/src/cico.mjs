@@ -1,6 +1,7 @@
 // Dashboard "FOLIO check-in/check-out": one run of scripts/check-in-check-out.js
 // as the release reports looked at it — the run's check-in/check-out times,
 // throughput and errors, the slow APIs, and module CPU beside them.
+import { METRICS } from '../../lib/metrics.js';
 import {
   SLOW_API_P75_MS,
   baseDashboard,
@@ -35,7 +36,7 @@ function runStat(transaction, fn, title, what) {
     targets: [
       influxql(
         'A',
-        `SELECT ${fn} FROM "transaction_duration" WHERE ${RUN} AND "transaction" = '${transaction}' AND $timeFilter`,
+        `SELECT ${fn} FROM "${METRICS.transactionDuration}" WHERE ${RUN} AND "transaction" = '${transaction}' AND $timeFilter`,
       ),
     ],
   });
@@ -53,7 +54,7 @@ function percentilesOverTime(transaction) {
       influxql(
         'A',
         `SELECT percentile("value", 50) AS "p50", percentile("value", 75) AS "p75", percentile("value", 95) AS "p95" ` +
-          `FROM "transaction_duration" WHERE ${RUN} AND "transaction" = '${transaction}' AND $timeFilter ` +
+          `FROM "${METRICS.transactionDuration}" WHERE ${RUN} AND "transaction" = '${transaction}' AND $timeFilter ` +
           `GROUP BY time($__interval) fill(none)`,
       ),
     ],
@@ -78,7 +79,7 @@ const summary = [
         // on the panel width, and fill(none) keeps idle seconds out.
         influxql(
           'A',
-          `SELECT mean("tps") FROM (SELECT count("value") AS "tps" FROM "transaction_duration" ` +
+          `SELECT mean("tps") FROM (SELECT count("value") AS "tps" FROM "${METRICS.transactionDuration}" ` +
             `WHERE ${RUN} AND $timeFilter GROUP BY time(1s) fill(none))`,
         ),
       ],
@@ -96,7 +97,7 @@ const summary = [
       decimals: 2,
       thresholds: thresholds('green', [1, 'red']),
       targets: [
-        influxql('A', `SELECT mean("value") * 100 FROM "transaction_failed" WHERE ${RUN} AND $timeFilter`),
+        influxql('A', `SELECT mean("value") * 100 FROM "${METRICS.transactionFailed}" WHERE ${RUN} AND $timeFilter`),
       ],
     }),
     3,
@@ -109,7 +110,7 @@ const summary = [
       unit: 'percent',
       decimals: 2,
       thresholds: thresholds('green', [1, 'red']),
-      targets: [influxql('A', `SELECT mean("value") * 100 FROM "http_req_failed" WHERE ${RUN} AND $timeFilter`)],
+      targets: [influxql('A', `SELECT mean("value") * 100 FROM "${METRICS.httpFailed}" WHERE ${RUN} AND $timeFilter`)],
     }),
     3,
     4,
@@ -138,7 +139,7 @@ const overTime = [
       targets: [
         influxql(
           'A',
-          `SELECT count("value") * 1000 / $__interval_ms FROM "transaction_duration" WHERE ${RUN} AND $timeFilter ` +
+          `SELECT count("value") * 1000 / $__interval_ms FROM "${METRICS.transactionDuration}" WHERE ${RUN} AND $timeFilter ` +
             `GROUP BY time($__interval), "transaction" fill(none)`,
           { alias: '$tag_transaction' },
         ),
@@ -157,13 +158,13 @@ const overTime = [
       targets: [
         influxql(
           'A',
-          `SELECT mean("value") * 100 FROM "transaction_failed" WHERE ${RUN} AND $timeFilter ` +
+          `SELECT mean("value") * 100 FROM "${METRICS.transactionFailed}" WHERE ${RUN} AND $timeFilter ` +
             `GROUP BY time($__interval), "transaction" fill(none)`,
           { alias: 'failed $tag_transaction' },
         ),
         influxql(
           'B',
-          `SELECT mean("value") * 100 FROM "http_req_failed" WHERE ${RUN} AND $timeFilter ` +
+          `SELECT mean("value") * 100 FROM "${METRICS.httpFailed}" WHERE ${RUN} AND $timeFilter ` +
             `GROUP BY time($__interval) fill(none)`,
           { alias: 'failed requests' },
         ),
@@ -201,7 +202,7 @@ const apis = [
         influxql(
           'A',
           `SELECT count("value") AS "count", percentile("value", 50) AS "p50", percentile("value", 75) AS "p75", ` +
-            `percentile("value", 95) AS "p95", max("value") AS "max" FROM "http_req_duration" ` +
+            `percentile("value", 95) AS "p95", max("value") AS "max" FROM "${METRICS.httpDuration}" ` +
             `WHERE ${RUN} AND $timeFilter GROUP BY "name"`,
           { format: 'table' },
         ),
@@ -227,7 +228,7 @@ const apis = [
       targets: [
         influxql(
           'A',
-          `SELECT sum("value") * 1000 / $__interval_ms FROM "http_reqs" WHERE ${RUN} AND $timeFilter ` +
+          `SELECT sum("value") * 1000 / $__interval_ms FROM "${METRICS.httpReqs}" WHERE ${RUN} AND $timeFilter ` +
             `GROUP BY time($__interval), "name" fill(none)`,
           { alias: '$tag_name' },
         ),
@@ -247,7 +248,7 @@ const apis = [
         influxql(
           'A',
           `SELECT count("value") AS "requests", sum("value") AS "failed", mean("value") * 100 AS "failed %" ` +
-            `FROM "http_req_failed" WHERE ${RUN} AND $timeFilter GROUP BY "name", "status"`,
+            `FROM "${METRICS.httpFailed}" WHERE ${RUN} AND $timeFilter GROUP BY "name", "status"`,
           { format: 'table' },
         ),
       ],

@@ -1,6 +1,7 @@
 // Dashboard "FOLIO release comparison": two runs side by side in the shape of
 // the release reports' comparison tables — check-in/check-out times per user
 // count and the per-API p75, each with a Delta % column (B against A).
+import { METRICS } from '../../lib/metrics.js';
 import {
   SLOW_API_P75_MS,
   baseDashboard,
@@ -86,7 +87,7 @@ const responseTimes = comparisonTable({
   description:
     'Average, p50, p75 and p95 of check-in and check-out per user count (k6 tag `vus`), run A against run B, ' +
     'each over its whole run. Delta % = (B / A − 1) × 100: positive means B is slower.',
-  measurement: 'transaction_duration',
+  measurement: METRICS.transactionDuration,
   stats: [
     ['mean("value")', 'avg'],
     ['percentile("value", 50)', 'p50'],
@@ -103,7 +104,7 @@ const apiP75 = comparisonTable({
   description:
     `75th percentile of every API (k6 tag \`name\`) in run A and run B with Delta %. A p75 above ` +
     `${SLOW_API_P75_MS} ms is red: the release reports' slow-API list.`,
-  measurement: 'http_req_duration',
+  measurement: METRICS.httpDuration,
   stats: [['percentile("value", 75)', 'p75']],
   groupBy: '"name"',
   order: ['name'],
@@ -123,7 +124,7 @@ function p95Stat(transaction) {
     targets: RUNS.map(({ refId, variable, label }) =>
       influxql(
         refId,
-        `SELECT percentile("value", 95) AS "${label}" FROM "transaction_duration" WHERE ${runFilter(variable)} ` +
+        `SELECT percentile("value", 95) AS "${label}" FROM "${METRICS.transactionDuration}" WHERE ${runFilter(variable)} ` +
           `AND "transaction" = '${transaction}' AND $timeFilter`,
       ),
     ),

@@ -2,6 +2,7 @@
 // templated datasource, the variables and the panel kinds every dashboard uses.
 // The Grafana foundation SDK has no InfluxDB query builder, so InfluxQL targets
 // are the SDK's documented "custom dataquery" (an object with build()).
+import { METRICS } from '../../lib/metrics.js';
 import * as dashboard from '@grafana/grafana-foundation-sdk/dashboard';
 import * as stat from '@grafana/grafana-foundation-sdk/stat';
 import * as table from '@grafana/grafana-foundation-sdk/table';
@@ -11,8 +12,8 @@ import * as timeseries from '@grafana/grafana-foundation-sdk/timeseries';
 // uid, so the same JSON works with the provisioned datasource and any other.
 export const DATASOURCE = Object.freeze({ type: 'influxdb', uid: '${datasource}' });
 
-// The slow-API line of the release reports: an API whose p75 exceeds 100 ms.
-export const SLOW_API_P75_MS = 100;
+// The slow-API line of the release reports (an API whose p75 exceeds 100 ms): the metric contract's.
+export { SLOW_API_P75_MS } from '../../lib/metrics.js';
 
 /** An InfluxQL target in raw-query mode. */
 export function influxql(refId, query, { format = 'time_series', alias } = {}) {
@@ -40,7 +41,7 @@ export function runFilter(variable = 'testid') {
  * is only meaningful for one testid.
  */
 export function tagValuesVariable(name, { label, tag = name, where, multi = false, includeAll = false, description }) {
-  const query = `SHOW TAG VALUES FROM "transaction_duration" WITH KEY = "${tag}"${where ? ` WHERE ${where}` : ''}`;
+  const query = `SHOW TAG VALUES FROM "${METRICS.transactionDuration}" WITH KEY = "${tag}"${where ? ` WHERE ${where}` : ''}`;
   const v = new dashboard.QueryVariableBuilder(name)
     .label(label)
     .description(description)

@@ -2,16 +2,14 @@
 // answers 404), and refresh before the access token expires (lib/auth.js decides when). One
 // Session per VU: refresh tokens are single use, so VUs must not share them.
 
-import http from 'k6/http';
+import { send, cookieJar, expectedStatuses, LOGIN_TIMEOUT } from './http.js';
 import { sessionFromExpiryResponse, sessionFromLegacyResponse, renewalAction, REFRESH_COOKIE } from '../auth.js';
 import { errorDetail } from '../folio.js';
-
-const TIMEOUT = '30s';
 
 // Login cookies go into a jar of their own, so business calls carry the token only in
 // X-Okapi-Token (Okapi answers 400 when a header and a cookie disagree).
 function authJar() {
-  return new http.CookieJar();
+  return cookieJar();
 }
 
 // Why a login failed, in terms of what the user can change.
@@ -37,13 +35,13 @@ export class Session {
   }
 
   post(path, body, extra = {}) {
-    return http.post(`${this.cfg.folio.url}${path}`, body === null ? null : JSON.stringify(body), {
+    return send('POST', `${this.cfg.folio.url}${path}`, body === null ? null : JSON.stringify(body), {
       headers: { 'Content-Type': 'application/json', Accept: 'application/json', 'X-Okapi-Tenant': this.cfg.folio.tenant },
       tags: { name: `POST ${path}` },
       jar: this.jar,
-      timeout: TIMEOUT,
+      timeout: LOGIN_TIMEOUT,
       // 404 from login-with-expiry is an answer (older Okapi), not a failed request.
-      responseCallback: http.expectedStatuses({ min: 200, max: 299 }, ...(extra.expect || [])),
+      responseCallback: expectedStatuses({ min: 200, max: 299 }, ...(extra.expect || [])),
       ...(extra.params || {}),
     });
   }

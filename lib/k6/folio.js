@@ -1,13 +1,14 @@
-// k6 client for lib/transactions.js: sends one request description from lib/folio.js the way
-// the staff UI does (X-Okapi-Tenant + token headers, JSON), tags it with its low-cardinality
-// `name`, records its business-rule checks and reports pass/fail and the request time.
+// The k6 client of the workflows: sends one request description (lib/folio.js for CICO,
+// lib/search-templates.js for mod-search) the way the staff UI or PTF's plan does (X-Okapi-Tenant
+// + token headers, JSON), tags it with its low-cardinality `name` (and the request's own constant
+// tags, e.g. search's group and kind), records its business-rule checks and reports pass/fail and
+// the request time. Requests leave through lib/k6/http.js.
 
-import http from 'k6/http';
 import { check, sleep } from 'k6';
+import { send } from './http.js';
 import { thinkMs } from '../transactions.js';
 import { jsonDocument } from '../folio.js';
 
-const REQUEST_TIMEOUT = '60s';
 // The UI's headers on a CORS preflight (Orchid plan-level and transaction headers).
 const ORIGIN = 'http://localhost';
 
@@ -32,9 +33,11 @@ export function makeClient({ cfg, session, think, log }) {
     }
     let p = params.get(req.name);
     if (p === undefined) {
-      const headers = { 'X-Okapi-Tenant': cfg.folio.tenant, 'X-Okapi-Token': token, Accept: 'application/json, text/plain', Origin: ORIGIN };
+      const headers = { 'X-Okapi-Tenant': cfg.folio.tenant, 'X-Okapi-Token': token, Accept: req.accept || 'application/json, text/plain' };
+      // The browser sends Origin; PTF's JMeter plans (req.accept set) do not.
+      if (!req.accept) headers.Origin = ORIGIN;
       if (req.body !== null) headers['Content-Type'] = 'application/json';
-      p = { headers, tags: { name: req.name }, timeout: REQUEST_TIMEOUT };
+      p = { headers, tags: req.tags ? { name: req.name, ...req.tags } : { name: req.name } };
       params.set(req.name, p);
     }
     return p;
@@ -50,7 +53,6 @@ export function makeClient({ cfg, session, think, log }) {
             'Access-Control-Request-Headers': 'content-type,x-okapi-tenant,x-okapi-token',
           },
           tags: { name: req.name },
-          timeout: REQUEST_TIMEOUT,
         };
       } else {
         const cause = session.ensureFresh();
@@ -60,7 +62,7 @@ export function makeClient({ cfg, session, think, log }) {
         }
         p = paramsFor(req);
       }
-      const res = http.request(req.method, base + req.url, req.body, p);
+      const res = send(req.method, base + req.url, req.body, p);
       const v = req.verify(res.status, responseDocument(res));
       // Plain booleans, not one closure per rule: k6's check() takes either.
       const sets = {};
@@ -73,7 +75,7 @@ export function makeClient({ cfg, session, think, log }) {
         log.unauthorized();
         session.invalidate();
       }
-      return { ok: v.ok, durationMs: res.timings.duration, value: v.value };
+      return { ok: v.ok, durationMs: res.timings.duration, value: v.value, status: res.status };
     },
     think(timer) {
       const ms = thinkMs(think, timer, Math.random);

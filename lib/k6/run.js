@@ -1,15 +1,13 @@
-// Init-context assembly of a run: configuration, profile, think time, mix, thresholds and
-// options, all validated before k6 starts any VU. A bad input stops k6 here with one line
+// Init-context assembly of a run of any workflow: configuration, profile (and phases), the
+// workflow's own settings, thresholds and options, all validated before k6 starts any VU. What is
+// particular to a workflow comes from its descriptor (lib/workflows/cico.js, search.js). A bad input stops k6 here with one line
 // naming the cause and the fix (and a non-zero exit), before any request is sent.
 //
 // k6 resolves open() paths against the calling script, so the entry script passes a `read`
 // function that opens paths relative to the repository root.
 
-import { envFileName, parseEnvFile, resolveConfig, describeConfig } from '../config.js';
+import { envFileName, parseEnvFile, resolveConfig } from '../config.js';
 import { buildProfile } from '../profiles.js';
-import { parseThink, parseDistribution, CHECK_IN, CHECK_OUT } from '../transactions.js';
-import { vuSlots } from '../data.js';
-import { CICO_API_NAMES } from '../folio.js';
 
 // One line, no stack trace: k6 prints a thrown string as the error, and exits non-zero (107).
 export function fatal(e) {
@@ -29,7 +27,10 @@ function readFile(read, path, what, fix) {
  * @param {object} p
  * @param {(path: string) => string} p.read reads a file relative to the repository root
  * @param {object} p.env __ENV
- * @param {string} p.workflow "cico"
+ * @param {object} p.workflow the workflow's descriptor (lib/workflows/*.js): name, profiles,
+ *   phases, config options, settings(env, profile, cfg), thresholdInputs(run), report module,
+ *   describe(run, env), and optionally scenarios(run) for scenarios beside the load steps and
+ *   warmupMs(env), the time before the first step (the warm-up scenario's)
  * @param {number} [p.vu] k6's __VU: 0 in the init that k6 reads options from (and in setup,
  *   teardown, handleSummary), which gets the whole run (planRun); >= 1 in each load VU's own
  *   init, which gets only what an iteration needs (no options, no thresholds, no report)
@@ -38,29 +39,29 @@ function readFile(read, path, what, fix) {
  */
 export function loadRun({ read, env, workflow, vu = 0, load = (path) => require(path) }) {
   try {
+    const wf = workflow;
     const where = envFileName(env.K6_ENV);
-    const cfg = resolveConfig(parseEnvFile(readFile(read, where.file, 'environment file', `create ${where.file} (copy env/folio.example.json) or set K6_ENV to one of the files in env/`), where.file), env, where);
-    const profile = buildProfile(env.PROFILE, { vus: env.VUS, duration: env.DURATION });
-    const think = parseThink(env.THINK || profile.think, env.THINK_OFFSET);
-    const distribution = parseDistribution(env.DISTRIBUTION);
-    const preflight = parseFlag(env.PREFLIGHT, 'PREFLIGHT');
-    const run = { cfg, profile, think, distribution, preflight, workflow, slots: vuSlots(profile.scenarios), perVu: parsePerVu(env.POOL_PER_VU) };
-    return vu === 0 ? planRun(run, read, env, load) : run;
+    const cfg = resolveConfig(parseEnvFile(readFile(read, where.file, 'environment file', `create ${where.file} (copy env/folio.example.json) or set K6_ENV to one of the files in env/`), where.file), env, where, wf.config);
+    const profile = buildProfile(env.PROFILE, { vus: env.VUS, duration: env.DURATION }, { profiles: wf.profiles, phases: typeof wf.phases === 'function' ? wf.phases(env) : wf.phases, startMs: wf.warmupMs ? wf.warmupMs(env) : 0 });
+    const run = { cfg, profile, workflow: wf.name, ...wf.settings(env, profile, cfg) };
+    if (wf.scenarios) run.extraScenarios = wf.scenarios(run);
+    return vu === 0 ? planRun(wf, run, read, env, load) : run;
   } catch (e) {
     return fatal(e);
   }
 }
 
 // What only VU 0 needs: the options k6 reads (thresholds, tags), the test id, and the report code
-// for handleSummary (run.report). The thresholds and summary modules are loaded here, through
+// for handleSummary (run.report). The thresholds and report modules are loaded here, through
 // k6's init-context require(), and not imported: every statically imported module is evaluated in
 // every VU, and k6's JavaScript VM keeps about 1 KB per function and object a module creates, so
 // the two would cost each load VU 63 KB (13 MB at 200 VUs, measured with a heap profile).
-function planRun(run, read, env, load) {
+function planRun(wf, run, read, env, load) {
   const { buildThresholds, parseJsonFile, SUMMARY_TREND_STATS } = load('../thresholds.js');
-  const report = load('../summary.js');
-  const { cfg, profile, workflow, distribution, preflight } = run;
+  const report = load(wf.report);
+  const { cfg, profile, workflow } = run;
 
+  if (env.BASELINE && !wf.baselines) throw new Error(`BASELINE is not supported by the ${workflow} workflow; fix: unset BASELINE`);
   const thFile = env.THRESHOLDS || 'thresholds.json';
   const doc = parseJsonFile(readFile(read, thFile, 'thresholds file', 'restore thresholds.json from the repository or point THRESHOLDS at a valid file'), thFile);
   const baseline = env.BASELINE ? parseJsonFile(readFile(read, env.BASELINE, 'baseline', 'give BASELINE a path relative to the repository root, e.g. BASELINE=baselines/fast.json'), env.BASELINE) : null;
@@ -70,14 +71,12 @@ function planRun(run, read, env, load) {
     baseline,
     baselineFile: env.BASELINE,
     file: thFile,
-    vus: [...new Set(profile.steps)],
-    transactions: [CHECK_IN, CHECK_OUT],
-    apiNames: CICO_API_NAMES,
+    ...wf.thresholdInputs(run),
   });
 
   let testid = env.TESTID;
   if (testid !== undefined && testid !== '') {
-    if (!report.validTestId(testid)) throw new Error(`TESTID "${testid}" is not a test id; fix: use letters, digits, . _ - (e.g. cico-20261122T030000Z-lotus)`);
+    if (!report.validTestId(testid)) throw new Error(`TESTID "${testid}" is not a test id; fix: use letters, digits, . _ - (e.g. ${workflow}-20261122T030000Z-lotus)`);
   } else {
     testid = report.makeTestId(workflow, cfg.release);
   }
@@ -88,15 +87,15 @@ function planRun(run, read, env, load) {
   const resultsDirExists = env.TESTID ? isDirectory(read, resultsDir) : false;
 
   const options = {
-    scenarios: profile.scenarios,
+    scenarios: { ...profile.scenarios, ...(run.extraScenarios || {}) },
     thresholds,
     summaryTrendStats: SUMMARY_TREND_STATS,
-    // Run-wide tags on every sample (DESIGN.md §4); never a secret, never an id.
+    // Run-wide tags on every sample; never a secret, never an id.
     tags: { testid, workflow, release: cfg.release, target: cfg.target },
     setupTimeout: env.SETUP_TIMEOUT || '5m',
     teardownTimeout: env.TEARDOWN_TIMEOUT || '10m',
     // A dead target must fail a request in seconds, not hang a VU for k6's default 60 s.
-    // (per-request timeouts are set in lib/k6/folio.js)
+    // (per-request timeouts are set in lib/k6/http.js)
     userAgent: 'folio-perf (k6)',
   };
   return {
@@ -106,7 +105,7 @@ function planRun(run, read, env, load) {
     resultsDir,
     resultsDirExists,
     report,
-    describe: () => `${describeConfig(cfg)} profile=${profile.name} (${profile.steps.join('/')} VUs x ${profile.durationMs / 1000}s each) think=${env.THINK || profile.think} distribution=${distribution.checkIn}-${distribution.checkOut} preflight=${preflight}${env.BASELINE ? ` baseline=${env.BASELINE}` : ''}`,
+    describe: () => wf.describe(run, env),
   };
 }
 
@@ -118,19 +117,4 @@ function isDirectory(read, path) {
   } catch (e) {
     return /directories/.test(String(e));
   }
-}
-
-function parseFlag(v, name) {
-  if (v === undefined || v === '' || v === 'false' || v === '0') return false;
-  if (v === 'true' || v === '1') return true;
-  throw new Error(`${name} "${v}" is not a flag; fix: use ${name}=true or ${name}=false`);
-}
-
-// Items per VU and pool: enough for a VU never to run dry (items cycle back on check-in) while
-// keeping the test-data query small.
-function parsePerVu(v) {
-  if (v === undefined || v === '') return 50;
-  const n = Number(v);
-  if (!Number.isInteger(n) || n < 1 || n > 100000) throw new Error(`POOL_PER_VU "${v}" is not a count; fix: use e.g. POOL_PER_VU=50`);
-  return n;
 }

@@ -48,3 +48,13 @@ test('bad profile inputs: one line naming the fix', () => {
   assert.throws(() => buildProfile('smoke', { duration: '200ms' }), /at least 1s/);
   assert.throws(() => buildProfile('longevity', { duration: '72h' }), /under 48 h/);
 });
+
+test('phases: each user count once per phase, in order, tagged; windows say when each runs', () => {
+  const p = buildProfile('x', { duration: '30s' }, { profiles: { x: { steps: [1, 20], duration: '1m', gracefulStop: '10s', think: 'none' } }, phases: ['baseline', 'reindex'] });
+  assert.deepEqual(Object.keys(p.scenarios), ['vus_1_baseline', 'vus_1_reindex', 'vus_20_baseline', 'vus_20_reindex']);
+  assert.deepEqual(p.scenarios.vus_20_reindex.tags, { vus: '20', phase: 'reindex' });
+  assert.deepEqual(p.windows.map((w) => [w.key, w.startMs]), [['vus_1_baseline', 0], ['vus_1_reindex', 40000], ['vus_20_baseline', 80000], ['vus_20_reindex', 120000]]);
+  assert.equal(p.totalMs, 160000);
+  assert.throws(() => buildProfile('knee', {}, { profiles: { x: {} } }), /PROFILE "knee" is unknown; fix: use one of x/);
+  assert.throws(() => buildProfile('toString'), /PROFILE "toString" is unknown/);
+});

@@ -6,6 +6,7 @@ import { readFileSync } from 'node:fs';
 import { loadRun as loadRunK6 } from '../../lib/k6/run.js';
 import * as thresholds from '../../lib/thresholds.js';
 import * as summary from '../../lib/summary.js';
+import { cico } from '../../lib/workflows/cico.js';
 
 // In k6, VU 0 loads these two through require(); here they come from the imports above.
 const vuZeroModules = { '../thresholds.js': thresholds, '../summary.js': summary };
@@ -17,7 +18,7 @@ const env = { FOLIO_PASSWORD: 'admin', FOLIO_DB_PASSWORD: 'folio', TESTID: 'cico
 
 function refusal(extra, readFn = read) {
   try {
-    loadRun({ read: readFn, env: { ...env, ...extra }, workflow: 'cico' });
+    loadRun({ read: readFn, env: { ...env, ...extra }, workflow: cico });
   } catch (e) {
     assert.equal(typeof e, 'string', 'thrown as a string: k6 prints it without a stack trace');
     assert.ok(!e.includes('\n'));
@@ -28,9 +29,11 @@ function refusal(extra, readFn = read) {
 }
 
 test('demo run: scenarios, run-wide tags, thresholds with per-vus sub-metrics', () => {
-  const run = loadRun({ read, env: { ...env, PROFILE: 'demo', RELEASE: 'lotus' }, workflow: 'cico' });
+  const run = loadRun({ read, env: { ...env, PROFILE: 'demo', RELEASE: 'lotus' }, workflow: cico });
   const o = run.options;
   assert.deepEqual(Object.keys(o.scenarios), ['vus_1', 'vus_5', 'vus_8', 'vus_20']);
+  // The CICO descriptor gives the scenarios CICO always had: no phase, the default function.
+  assert.deepEqual(o.scenarios.vus_5, { executor: 'constant-vus', vus: 5, duration: '60s', startTime: '75s', gracefulStop: '15s', tags: { vus: '5' } });
   assert.deepEqual(o.tags, { testid: 'cico-test-1', workflow: 'cico', release: 'lotus', target: 'local' });
   assert.deepEqual(o.thresholds['transaction_duration{transaction:check-out}'], ['p(95)<2000']);
   assert.ok(o.thresholds['transaction_duration{transaction:check-in,vus:20}']);
@@ -42,7 +45,7 @@ test('demo run: scenarios, run-wide tags, thresholds with per-vus sub-metrics', 
 });
 
 test('secrets never reach options or the printed description', () => {
-  const run = loadRun({ read, env: { ...env, FOLIO_PASSWORD: 's3cr3t-pw', FOLIO_DB_PASSWORD: 'db-s3cr3t' }, workflow: 'cico' });
+  const run = loadRun({ read, env: { ...env, FOLIO_PASSWORD: 's3cr3t-pw', FOLIO_DB_PASSWORD: 'db-s3cr3t' }, workflow: cico });
   const visible = JSON.stringify(run.options) + run.describe();
   assert.ok(!visible.includes('s3cr3t'));
 });
@@ -54,7 +57,7 @@ test('BASELINE adds regression rules next to the SLOs', () => {
     apis: { 'GET /automated-patron-blocks/{id}': { 'p(95)': 10 } },
   };
   const readWith = (p) => (p === 'baselines/t0.json' ? JSON.stringify(base) : read(p));
-  const run = loadRun({ read: readWith, env: { ...env, BASELINE: 'baselines/t0.json' }, workflow: 'cico' });
+  const run = loadRun({ read: readWith, env: { ...env, BASELINE: 'baselines/t0.json' }, workflow: cico });
   assert.deepEqual(run.options.thresholds['transaction_duration{transaction:check-out}'], ['p(95)<2000', 'p(95)<200']);
   assert.deepEqual(run.options.thresholds['http_req_duration{name:GET /automated-patron-blocks/{id}}'], ['p(95)<500', 'p(95)<65']);
 });
@@ -79,7 +82,7 @@ test("a load VU's own init (vu >= 1) gets what an iteration needs, and never loa
   const run = loadRunK6({
     read,
     env: { ...env, BASELINE: 'baselines/not-read-in-vus.json', THINK: '250' },
-    workflow: 'cico',
+    workflow: cico,
     vu: 3,
     load: (path) => loaded.push(path),
   });
@@ -93,6 +96,6 @@ test("a load VU's own init (vu >= 1) gets what an iteration needs, and never loa
   assert.deepEqual(Object.keys(run.profile.scenarios), ['vus_1']);
   // VU 0 loads both, once each.
   const zero = [];
-  loadRunK6({ read, env, workflow: 'cico', load: (path) => (zero.push(path), vuZeroModules[path]) });
+  loadRunK6({ read, env, workflow: cico, load: (path) => (zero.push(path), vuZeroModules[path]) });
   assert.deepEqual(zero, ['../thresholds.js', '../summary.js']);
 });

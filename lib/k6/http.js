@@ -1,0 +1,25 @@
+// The one place a request leaves k6: every request of the scripts (the workflows' calls through
+// lib/k6/folio.js's client, logins and token refreshes through lib/k6/auth.js) goes through send(),
+// so timeouts and what every request carries are set here once.
+// (lib/k6/cico.js's setup and teardown still call k6/http themselves; they move here later.)
+
+import http from 'k6/http';
+
+// A dead target must fail a request in seconds, not hang a VU for k6's default 60 s... but a
+// 20-user wildcard-prefix search on a large index takes 20 s, so business calls get 60 s.
+export const REQUEST_TIMEOUT = '60s';
+export const LOGIN_TIMEOUT = '30s';
+
+/** http.request with the project's default timeout; params as k6's. */
+export function send(method, url, body, params) {
+  if (params.timeout === undefined) params.timeout = REQUEST_TIMEOUT;
+  return http.request(method, url, body, params);
+}
+
+export function cookieJar() {
+  return new http.CookieJar();
+}
+
+export function expectedStatuses(...ranges) {
+  return http.expectedStatuses(...ranges);
+}

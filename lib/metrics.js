@@ -1,0 +1,54 @@
+// The metric contract: the names of the metrics and tags the scripts record and that the
+// summaries, thresholds, dashboards (dashboards/src) and tests read. One home, so a rename
+// cannot leave a reader behind. Pure (no k6 imports): node's tests and the dashboard generator
+// import it as they are.
+
+// k6's built-in HTTP metrics and the project's own ones.
+export const METRICS = Object.freeze({
+  httpDuration: 'http_req_duration',
+  httpReqs: 'http_reqs',
+  httpFailed: 'http_req_failed',
+  checks: 'checks',
+  // check-in/check-out: the sum of a passed transaction's request times (ms), and failures.
+  transactionDuration: 'transaction_duration',
+  transactionFailed: 'transaction_failed',
+  // mod-search: requests slower than SEARCH_SLOW_MS (Counter, tagged like the request), so the
+  // report's "requests over 700 ms" is an exact count per template, not read off a percentile.
+  searchSlow: 'search_slow_requests',
+  // The background reindex of another tenant: 1 while it runs, 0 when done (Gauge, sampled at
+  // each progress poll); its duration (Trend, ms, one sample when it ends); when it started and
+  // ended (Gauges, epoch ms), for the summary's window.
+  reindexRunning: 'reindex_running',
+  reindexDuration: 'reindex_duration',
+  reindexStartedAt: 'reindex_started_at',
+  reindexEndedAt: 'reindex_ended_at',
+});
+
+// Tags. Run-wide ones are on every sample; the rest on the samples of the named metrics.
+export const TAGS = Object.freeze({
+  testid: 'testid',
+  workflow: 'workflow',
+  release: 'release',
+  target: 'target',
+  vus: 'vus', // the scenario's user count
+  name: 'name', // a request's low-cardinality label (method + templated path, or the report's label)
+  transaction: 'transaction', // check-in | check-out
+  group: 'group', // search: the PTF fragment
+  kind: 'kind', // search: regular | wildcard | wildcard-prefix
+  phase: 'phase', // search: baseline | reindex
+  tenant: 'tenant', // reindex_running
+  stage: 'stage', // reindex_running
+  outcome: 'outcome', // reindex_duration
+});
+export const RUN_TAGS = Object.freeze([TAGS.testid, TAGS.workflow, TAGS.release, TAGS.target]);
+
+// The release reports' "slow API" line for check-in/check-out: p75 above 100 ms.
+export const SLOW_API_P75_MS = 100;
+// The mod-search report counts the requests that took longer than 700 ms.
+export const SEARCH_SLOW_MS = 700;
+
+export const SEARCH_GROUPS = Object.freeze(['authority', 'boolean', 'contributors', 'filter', 'keyword', 'subjects', 'title']);
+// wildcard: a trailing * (w*); wildcard-prefix: a leading * (*w, *w*), the expensive kind.
+export const SEARCH_KINDS = Object.freeze(['regular', 'wildcard', 'wildcard-prefix']);
+export const PHASES = Object.freeze(['baseline', 'reindex']);
+export const REINDEX_OUTCOMES = Object.freeze(['completed', 'failed', 'timeout']);

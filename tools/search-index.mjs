@@ -1,0 +1,85 @@
+#!/usr/bin/env node
+// Indexes one tenant through FOLIO's own API before a search run (tools/run.sh WORKFLOW=search):
+// logs in, starts mod-search's full reindex (POST /search/index/instance-records/reindex/full),
+// polls GET /search/index/instance-records/reindex/status until it completes (bounded), and says
+// how long it took. The legacy authority index is built too (POST /search/index/inventory/reindex
+// {"resourceName": "authority"}), since the authority templates search it.
+//   FOLIO_PASSWORD=... node tools/search-index.mjs --url http://127.0.0.1:9130 --tenant fs09000000 [--user folio_admin] [--timeout 600]
+import { CURRENT, currentProgress } from '../lib/reindex.js';
+
+function die(cause, fix) {
+  console.error(`folio-perf: search-index: ${cause}; fix: ${fix}`);
+  process.exit(1);
+}
+
+const args = { url: '', tenant: '', user: 'folio_admin', timeout: '600' };
+const argv = process.argv.slice(2);
+for (let i = 0; i < argv.length; i++) {
+  const k = argv[i].replace(/^--/, '');
+  if (!(k in args) || i + 1 >= argv.length) die(`unknown or incomplete option ${argv[i]}`, 'use --url URL --tenant TENANT [--user USER] [--timeout SECONDS]');
+  args[k] = argv[++i];
+}
+const password = process.env.FOLIO_PASSWORD;
+if (!args.url || !args.tenant) die('--url and --tenant are required', 'e.g. --url http://127.0.0.1:9130 --tenant fs09000000');
+if (!password) die('FOLIO_PASSWORD is not set', 'export FOLIO_PASSWORD=<operator password>');
+const timeoutS = Number(args.timeout);
+if (!Number.isFinite(timeoutS) || timeoutS <= 0) die(`--timeout ${args.timeout} is not a number of seconds`, 'e.g. --timeout 600');
+const base = args.url.replace(/\/+$/, '');
+
+async function call(method, path, body, token) {
+  const headers = { 'X-Okapi-Tenant': args.tenant, Accept: 'application/json', 'Content-Type': 'application/json' };
+  if (token) headers['X-Okapi-Token'] = token;
+  let res;
+  try {
+    res = await fetch(base + path, { method, headers, body: body === null ? undefined : JSON.stringify(body), signal: AbortSignal.timeout(60_000) });
+  } catch (e) {
+    die(`${method} ${base}${path} failed (${e.cause?.code || e.message})`, 'start minifolio (make run WORKFLOW=search) or correct --url');
+  }
+  const text = await res.text();
+  let json = null;
+  try {
+    json = JSON.parse(text);
+  } catch {
+    // not JSON: reported with the status below
+  }
+  return { status: res.status, headers: res.headers, json, text };
+}
+
+async function login() {
+  const r = await call('POST', '/authn/login-with-expiry', { username: args.user, password }, null);
+  if (r.status === 201) {
+    const m = /folioAccessToken=([^;]+)/.exec(r.headers.get('set-cookie') || '');
+    if (m) return m[1];
+  }
+  const legacy = await call('POST', '/authn/login', { username: args.user, password }, null);
+  const token = legacy.headers.get('x-okapi-token');
+  if (legacy.status !== 201 || !token) die(`login of ${args.user} to tenant ${args.tenant} answered ${legacy.status} ${legacy.text.slice(0, 120)}`, 'check --tenant, --user and FOLIO_PASSWORD');
+  return token;
+}
+
+const t0 = Date.now();
+const token = await login();
+const started = await call(CURRENT.start.method, CURRENT.start.path, CURRENT.start.body, token);
+if (started.status < 200 || started.status > 299) die(`${CURRENT.start.path} answered ${started.status} ${started.text.slice(0, 160)}`, 'check that mod-search is enabled for the tenant (minifolio up --opensearch URL)');
+let p = { state: 'running', detail: '' };
+while (Date.now() - t0 < timeoutS * 1000) {
+  await new Promise((r) => setTimeout(r, 1000));
+  const s = await call('GET', CURRENT.status, null, token);
+  if (s.status !== 200) continue;
+  p = currentProgress(s.json);
+  if (p.state !== 'running') break;
+}
+if (p.state !== 'completed') die(`the reindex of ${args.tenant} ended ${p.state === 'running' ? `unfinished after ${timeoutS} s` : p.state} (${p.detail})`, 'read the mod-search log in .stack/logs/');
+const auth = await call('POST', '/search/index/inventory/reindex', { recreateIndex: true, resourceName: 'authority' }, token);
+if (auth.status < 200 || auth.status > 299) die(`the authority reindex of ${args.tenant} answered ${auth.status} ${auth.text.slice(0, 160)}`, 'read the mod-search log in .stack/logs/');
+// The authority job has no progress endpoint of its own: the index is ready when its count stops growing.
+let last = -1;
+for (let stable = 0; stable < 2 && Date.now() - t0 < timeoutS * 1000; ) {
+  await new Promise((r) => setTimeout(r, 1000));
+  const c = await call('GET', `/search/authorities?query=${encodeURIComponent('cql.allRecords=1')}&limit=0`, null, token);
+  const n = c.json && Number.isInteger(c.json.totalRecords) ? c.json.totalRecords : -1;
+  stable = n >= 0 && n === last ? stable + 1 : 0;
+  last = n;
+}
+const inst = await call('GET', `/search/instances?query=${encodeURIComponent('cql.allRecords=1')}&limit=0`, null, token);
+console.log(`==> search-index: ${args.tenant} indexed in ${((Date.now() - t0) / 1000).toFixed(1)} s (${inst.json?.totalRecords ?? '?'} instances, ${last} authority headings)`);
