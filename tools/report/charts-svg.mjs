@@ -30,11 +30,12 @@ const mmss = (ms) => {
  * @param {Array<{name: string, points: Array<[number, number]>}>} c.series epoch ms, value
  * @param {Array<{t: number, label: string}>} [c.markers] vertical lines (user-count steps)
  * @param {number} [c.t0] the x axis' origin (run start), epoch ms
+ * @param {number} [c.gapMs] points further apart than this are not joined
  */
-export function lineChart({ title, unit = '', series, markers = [], t0, width = 560, height = 260 }) {
+export function lineChart({ title, unit = '', series, markers = [], t0, gapMs = Infinity, width = 560, height = 260 }) {
   const pad = { l: 52, r: 12, t: 28, b: 34 };
   const legendRows = Math.ceil(series.length / 3);
-  const h = height + legendRows * 16;
+  const h = height + 6 + legendRows * 16;
   const pw = width - pad.l - pad.r;
   const ph = height - pad.t - pad.b;
   const all = series.flatMap((s) => s.points);
@@ -71,12 +72,13 @@ export function lineChart({ title, unit = '', series, markers = [], t0, width = 
   series.forEach((s, i) => {
     const color = PALETTE[i % PALETTE.length];
     const pts = [...s.points].sort((a, b) => a[0] - b[0]);
-    const d = pts.map(([t, v], j) => `${j ? 'L' : 'M'}${r1(x(t))} ${r1(y(v))}`).join(' ');
+    // A gap longer than gapMs (e.g. the pause between two steps) breaks the line.
+    const d = pts.map(([t, v], j) => `${j && t - pts[j - 1][0] <= gapMs ? 'L' : 'M'}${r1(x(t))} ${r1(y(v))}`).join(' ');
     out.push(`<path class="series" data-series="${esc(s.name)}" data-points="${pts.length}" d="${d}" fill="none" stroke="${color}" stroke-width="1.5"/>`);
     // A lone point draws no line: mark it.
     if (pts.length === 1) out.push(`<circle cx="${r1(x(pts[0][0]))}" cy="${r1(y(pts[0][1]))}" r="2.5" fill="${color}"/>`);
     const lx = pad.l + (i % 3) * Math.floor(pw / 3);
-    const ly = height + Math.floor(i / 3) * 16 - 4;
+    const ly = height + 12 + Math.floor(i / 3) * 16;
     out.push(`<rect x="${lx}" y="${ly - 8}" width="10" height="10" fill="${color}"/>`);
     out.push(`<text x="${lx + 14}" y="${ly + 1}" font-size="11">${esc(truncate(s.name, 28))}</text>`);
   });
