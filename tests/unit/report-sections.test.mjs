@@ -115,5 +115,5 @@ test('comparison: a slower B is "regressed" with Δ % and times better below 1; 
   const same = buildComparison(cico, cico, gathered(), gathered(), rules).sections[1].blocks[0];
   assert.ok(same.rows.every((r) => r[5] === 'within noise'));
   // 1 user check-in avg 0.2 s x 3 = 0.6 s: +200 % but 0.6 > 0.2 x 1.25 + 0.075, regressed
-  assert.equal(rt.rows.find((r) => r[0] === '1 users, check-in avg')[5], 'regressed');
+  assert.equal(rt.rows.find((r) => r[0] === '1 user, check-in avg')[5], 'regressed');
 });

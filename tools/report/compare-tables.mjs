@@ -3,7 +3,7 @@
 // "times better" factor (A / B: above 1 B is faster) and a verdict by the regression gate's rule
 // (lib/thresholds.js: B regressed above A x (1 + tolerance) + slack). Pure.
 import { parseMetricKey } from '../../lib/baseline.js';
-import { s3, f1, mib, signedPct, factor } from './format.mjs';
+import { s3, f1, mib, signedPct, factor, plural } from './format.mjs';
 import { deltaPct, timesBetter, verdict } from './stats.mjs';
 
 const COLUMNS = (what) => [{ label: what }, { label: 'A', align: 'r' }, { label: 'B', align: 'r' }, { label: 'Δ %', align: 'r' }, { label: 'Times better', align: 'r' }, { label: 'Verdict' }];
@@ -23,7 +23,7 @@ export function compareResponseTimes(a, b, rule) {
   for (const v of vus) {
     const ra = (a.tables.responseTimes || []).find((r) => r.vus === v) || {};
     const rb = (b.tables.responseTimes || []).find((r) => r.vus === v) || {};
-    for (const t of ['check-in', 'check-out']) for (const s of ['avg', 'p50', 'p75', 'p95']) rows.push(row(`${v} users, ${t} ${s}`, ra[t]?.[s] ?? null, rb[t]?.[s] ?? null, rule));
+    for (const t of ['check-in', 'check-out']) for (const s of ['avg', 'p50', 'p75', 'p95']) rows.push(row(`${plural(v, 'user')}, ${t} ${s}`, ra[t]?.[s] ?? null, rb[t]?.[s] ?? null, rule));
   }
   return { type: 'table', id: 'cmp-response-times', caption: `Response times (seconds); verdict: ${ruleText(rule)}`, columns: COLUMNS('Users, transaction, stat'), rows, empty: 'Neither run completed a transaction.', source: 'summary.json tables.responseTimes of A and B' };
 }
@@ -46,7 +46,7 @@ export function compareSlowApis(a, b, rule) {
   const rows = [...keys]
     .map((k) => k.split('|'))
     .sort((x, y) => Number(x[1]) - Number(y[1]) || x[0].localeCompare(y[0]))
-    .map(([name, vus]) => row(`${name} (${vus} users)`, pa.get(`${name}|${vus}`) ?? null, pb.get(`${name}|${vus}`) ?? null, rule, { fmt: f1, toMs: 1 }));
+    .map(([name, vus]) => row(`${name} (${plural(Number(vus), 'user')})`, pa.get(`${name}|${vus}`) ?? null, pb.get(`${name}|${vus}`) ?? null, rule, { fmt: f1, toMs: 1 }));
   return { type: 'table', id: 'cmp-slow-apis', caption: `APIs slow (p75 > 100 ms) in either run: p75 in ms; verdict: ${ruleText(rule)}`, columns: COLUMNS('API (users)'), rows, empty: 'No API was slow in either run.', source: 'summary.json tables.slowApis and k6 http_req_duration{name,vus} of A and B' };
 }
 
@@ -68,7 +68,7 @@ export function compareSearch(a, b, rule) {
       rows.push(row(`${n} p95`, ra?.p95 ?? null, rb?.p95 ?? null, rule));
     }
     for (const k of ['regular', 'wildcard', 'wildcard-prefix']) rows.push(row(`${k} average`, A?.kinds?.[k]?.avg ?? null, B?.kinds?.[k]?.avg ?? null, rule));
-    blocks.push({ type: 'table', id: `cmp-search-${vus}-${phase}`, caption: `${vus} users, ${phase} (seconds); verdict: ${ruleText(rule)}`, columns: COLUMNS('Template, stat'), rows, source: 'summary.json tables.searchSteps of A and B' });
+    blocks.push({ type: 'table', id: `cmp-search-${vus}-${phase}`, caption: `${plural(Number(vus), 'user')}, ${phase} (seconds); verdict: ${ruleText(rule)}`, columns: COLUMNS('Template, stat'), rows, source: 'summary.json tables.searchSteps of A and B' });
   }
   return blocks;
 }
@@ -83,8 +83,8 @@ export function compareModules(ma, mb, tolerance) {
   const keys = [...new Set([...A.keys(), ...B.keys()])].sort((x, y) => Number(x.split('|')[1]) - Number(y.split('|')[1]) || x.localeCompare(y));
   for (const k of keys) {
     const [mod, vus] = k.split('|');
-    rows.push(row(`${mod} (${vus} users) CPU avg %`, A.get(k)?.cpu_avg ?? null, B.get(k)?.cpu_avg ?? null, rule, { fmt: f1, toMs: 1 }));
-    rows.push(row(`${mod} (${vus} users) RSS avg MiB`, A.get(k)?.mem_avg ?? null, B.get(k)?.mem_avg ?? null, rule, { fmt: mib, toMs: 1 }));
+    rows.push(row(`${mod} (${plural(Number(vus), 'user')}) CPU avg %`, A.get(k)?.cpu_avg ?? null, B.get(k)?.cpu_avg ?? null, rule, { fmt: f1, toMs: 1 }));
+    rows.push(row(`${mod} (${plural(Number(vus), 'user')}) RSS avg MiB`, A.get(k)?.mem_avg ?? null, B.get(k)?.mem_avg ?? null, rule, { fmt: mib, toMs: 1 }));
   }
   return { type: 'table', id: 'cmp-modules', caption: `Module CPU (% of a core) and memory (RSS) per user count; verdict: +${Math.round(tolerance * 100)} % (no slack)`, columns: COLUMNS('Module (users), measure'), rows, empty: 'No module_stats for either run.', source: 'InfluxDB: moduleStats of A and B' };
 }
