@@ -105,7 +105,7 @@ test('the HTML in headless Chromium: tables and every chart with its series, not
   // A copy without the page's no-script policy plus a probe that writes its findings into the DOM.
   const probe = `<script>
     const svgs = [...document.querySelectorAll('svg.chart')];
-    const out = { tables: [...document.querySelectorAll('table')].map((t) => t.id), charts: svgs.map((s) => ({ title: s.getAttribute('aria-label'), paths: [...s.querySelectorAll('path.series')].map((p) => Number(p.dataset.points)), right: s.getBoundingClientRect().right })), scrollWidth: document.documentElement.scrollWidth, width: window.innerWidth };
+    const out = { tables: [...document.querySelectorAll('table')].map((t) => t.id), charts: svgs.map((s) => ({ title: s.getAttribute('aria-label'), paths: [...s.querySelectorAll('path.series')].map((p) => Number(p.dataset.points)), lines: [...s.querySelectorAll('path.series')].map((p) => (p.getAttribute('d').match(/L/g) || []).length), right: s.getBoundingClientRect().right })), scrollWidth: document.documentElement.scrollWidth, width: window.innerWidth };
     const pre = document.createElement('pre'); pre.id = 'probe'; pre.textContent = JSON.stringify(out); document.body.appendChild(pre);
   </script>`;
   const tmp = mkdtempSync(join(tmpdir(), 'fp-report-'));
@@ -122,11 +122,14 @@ test('the HTML in headless Chromium: tables and every chart with its series, not
   assert.equal(byTitle('Throughput').paths.length, 2);
   assert.ok(byTitle('Module CPU').paths.length >= 5, 'a path per module');
   for (const c of found.charts) for (const n of c.paths) assert.ok(n >= 2, `${c.title}: a series with ${n} points`);
+  // drawn, not only points: most of each series' points are joined by a segment
+  for (const c of found.charts) c.lines.forEach((l, i) => assert.ok(l >= c.paths[i] / 2, `${c.title}: ${l} segments for ${c.paths[i]} points`));
   assert.ok(found.scrollWidth <= found.width, `page ${found.scrollWidth}px wide in a ${found.width}px window`);
   for (const c of found.charts) assert.ok(c.right <= found.width, `${c.title} ends at ${c.right}px`);
 
   const shot = join(dir, 'report-screenshot.png');
-  const r = run('chromium', [...chrome, `--screenshot=${shot}`, `file://${join(dir, 'report.html')}`], { timeoutMs: 60_000 });
+  // Tall enough for the whole page of a two-step run, charts included.
+  const r = run('chromium', [...chrome.filter((a) => !a.startsWith('--window-size')), '--window-size=1280,3400', `--screenshot=${shot}`, `file://${join(dir, 'report.html')}`], { timeoutMs: 60_000 });
   assert.equal(r.status, 0, r.stderr);
   const png = readFileSync(shot);
   assert.equal(png.subarray(1, 4).toString(), 'PNG');

@@ -46,10 +46,12 @@ test('a line chart is well-formed SVG with one path per series, its points, and 
   assert.doesNotMatch(svg, /NaN|Infinity|undefined/);
 });
 
-test('a gap longer than gapMs breaks the line (no line across the pause between steps)', () => {
-  const svg = lineChart({ title: 't', series: [{ name: 's', points: [[t0, 1], [t0 + 1000, 2], [t0 + 60_000, 3]] }], gapMs: 3000 });
-  const d = svg.match(/ d="([^"]*)"/)[1];
-  assert.deepEqual(d.match(/[ML]/g), ['M', 'L', 'M']);
+test('a gap much longer than the series\' own spacing breaks the line; its regular spacing does not', () => {
+  const d = (points) => lineChart({ title: 't', series: [{ name: 's', points }] }).match(/ d="([^"]*)"/)[1].match(/[ML]/g);
+  // every second, then a minute's pause between two steps
+  assert.deepEqual(d([[t0, 1], [t0 + 1000, 2], [t0 + 2000, 2], [t0 + 62_000, 3], [t0 + 63_000, 3]]), ['M', 'L', 'L', 'M', 'L']);
+  // sampled every 10 s (Telegraf's period): one line
+  assert.deepEqual(d([[t0, 1], [t0 + 10_000, 2], [t0 + 20_000, 3], [t0 + 30_000, 3]]), ['M', 'L', 'L', 'L']);
 });
 
 test('an empty chart still draws (axes, "no data"), with nothing NaN', () => {

@@ -45,7 +45,7 @@ export function setupSection(summary, data, versions) {
 export function chartsSection(summary, data) {
   const markers = data.steps.map((s) => ({ t: s.fromMs, label: plural(s.vus, 'user') }));
   const what = data.seriesTag === 'group' ? 'group' : 'transaction';
-  const common = { markers, t0: data.fromMs, gapMs: data.intervalS * 1000 * 3 };
+  const common = { markers, t0: data.fromMs };
   const rt = lineChart({ title: `Response time per ${what}, p95 per ${data.intervalS} s`, unit: 'ms', series: data.responseTime.map((s) => ({ name: s.name, points: s.p95 })), ...common });
   const tp = lineChart({ title: `Throughput per ${what}`, unit: `${summary.meta.workflow === 'search' ? 'requests' : 'transactions'}/s`, series: data.throughput, ...common });
   const cpu = lineChart({ title: 'Module CPU', unit: '% of a core', series: data.modules.map((m) => ({ name: m.module, points: m.cpu })), ...common });

@@ -3,7 +3,8 @@
 // ticks, and a legend. Pure; the HTML renderer embeds the string as it is.
 import { htmlEscape as esc } from './format.mjs';
 
-const PALETTE = ['#1f77b4', '#d62728', '#2ca02c', '#ff7f0e', '#9467bd', '#8c564b', '#e377c2', '#17becf', '#7f7f7f', '#bcbd22'];
+// 14 distinct colours: a minifolio stack has 12 processes in module_stats.
+const PALETTE = ['#1f77b4', '#d62728', '#2ca02c', '#ff7f0e', '#9467bd', '#8c564b', '#e377c2', '#17becf', '#7f7f7f', '#bcbd22', '#393b79', '#e7ba52', '#637939', '#ad494a'];
 
 // 1, 2, 5 x 10^n steps for about `n` ticks up to max.
 export function niceTicks(max, n = 4) {
@@ -30,9 +31,10 @@ const mmss = (ms) => {
  * @param {Array<{name: string, points: Array<[number, number]>}>} c.series epoch ms, value
  * @param {Array<{t: number, label: string}>} [c.markers] vertical lines (user-count steps)
  * @param {number} [c.t0] the x axis' origin (run start), epoch ms
- * @param {number} [c.gapMs] points further apart than this are not joined
+ * @param {number} [c.gapFactor] points further apart than this many times the series' median
+ *   spacing are not joined (the pause between two steps), whatever the series' sampling period
  */
-export function lineChart({ title, unit = '', series, markers = [], t0, gapMs = Infinity, width = 560, height = 260 }) {
+export function lineChart({ title, unit = '', series, markers = [], t0, gapFactor = 3, width = 560, height = 260 }) {
   const pad = { l: 52, r: 12, t: 28, b: 34 };
   const legendRows = Math.ceil(series.length / 3);
   const h = height + 6 + legendRows * 16;
@@ -72,7 +74,7 @@ export function lineChart({ title, unit = '', series, markers = [], t0, gapMs = 
   series.forEach((s, i) => {
     const color = PALETTE[i % PALETTE.length];
     const pts = [...s.points].sort((a, b) => a[0] - b[0]);
-    // A gap longer than gapMs (e.g. the pause between two steps) breaks the line.
+    const gapMs = gapFactor * medianSpacing(pts);
     const d = pts.map(([t, v], j) => `${j && t - pts[j - 1][0] <= gapMs ? 'L' : 'M'}${r1(x(t))} ${r1(y(v))}`).join(' ');
     out.push(`<path class="series" data-series="${esc(s.name)}" data-points="${pts.length}" d="${d}" fill="none" stroke="${color}" stroke-width="1.5"/>`);
     // A lone point draws no line: mark it.
@@ -85,6 +87,11 @@ export function lineChart({ title, unit = '', series, markers = [], t0, gapMs = 
   if (series.length === 0) out.push(`<text x="${pad.l + pw / 2}" y="${pad.t + ph / 2}" text-anchor="middle" font-size="12">no data</text>`);
   out.push('</svg>');
   return out.join('\n');
+}
+
+function medianSpacing(pts) {
+  const d = pts.slice(1).map((p, i) => p[0] - pts[i][0]).sort((a, b) => a - b);
+  return d.length ? d[Math.floor(d.length / 2)] : Infinity;
 }
 
 const truncate = (s, n) => (s.length > n ? `${s.slice(0, n - 1)}…` : s);
