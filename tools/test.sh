@@ -13,11 +13,11 @@ mkdir -p "$logs"
 # Unit suites need no running service; e2e suites need the test stack.
 # Suites are make targets defined in mk/*.mk, next to the code they test.
 builds=(telegraf k6 minifolio dashboards-deps)
-unit_suites=(test-unit-stack test-unit-k6 test-unit-lib test-unit-k6-document test-unit-dashboards test-unit-compose fuzz-cql)
+unit_suites=(test-unit-stack test-unit-k6 test-unit-lib test-unit-k6-document test-unit-dashboards test-unit-compose fuzz-cql test-unit-report)
 # test-unit-minifolio runs every minifolio package (CQL, storage, gateway, modules)
 # against the test stack's PostgreSQL. test-e2e-dashboards runs every panel query
 # against the CICO smoke run that test-e2e-cico recorded.
-e2e_suites=(test-e2e-stack test-e2e-sql test-unit-minifolio test-e2e-telegraf-configs test-e2e-cico test-e2e-dashboards)
+e2e_suites=(test-e2e-stack test-e2e-sql test-unit-minifolio test-e2e-telegraf-configs test-e2e-cico test-e2e-report test-e2e-dashboards)
 
 passed=0 failed=0 failed_names=()
 run_suite() { # NAME COMMAND...
