@@ -17,7 +17,7 @@ import { renderMarkdown } from '../../tools/report/render-md.mjs';
 const fixture = (f) => JSON.parse(readFileSync(new URL(`./fixtures/${f}`, import.meta.url), 'utf8'));
 const cico = cicoDoc(fixture('k6-summary-data.json'), { testid: 'cico-t', workflow: 'cico', release: 'fast', target: 'local', profile: 'smoke', steps: [1, 5], stepDuration: '30s' });
 const templates = TEMPLATES.map((t) => ({ name: t.name, group: t.group, kind: t.kind }));
-const search = searchDoc(fixture('search-summary-data.json'), { testid: 'search-t', workflow: 'search', release: 'minifolio', target: 'local', profile: 'smoke', tenant: 'fs09000000', reindexTenant: 'fs09000001', steps: [1], stepSeconds: 60, templates });
+const search = searchDoc(fixture('search-summary-data.json'), { testid: 'search-t', workflow: 'search', release: 'minifolio', target: 'local', profile: 'smoke', tenant: 'fs09000000', reindexTenant: 'fs09000001', steps: [1], phases: ['baseline', 'reindex'], stepSeconds: 60, templates });
 const block = (section, id) => section.blocks.find((b) => b.id === id);
 
 test('CICO response-time table: one row per user count, each cell the summary\'s seconds to 3 decimals', () => {
@@ -95,7 +95,7 @@ const gathered = (over = {}) => ({
 
 test('an interrupted run (fewer steps with samples than planned) says so at the top and reports what exists', () => {
   const doc = buildReport(cico, gathered(), null);
-  assert.match(doc.notes[0], /interrupted: 1 of 2 user-count steps/);
+  assert.match(doc.notes[0], /interrupted: 1 of 2 steps/);
   const md = renderMarkdown(doc);
   assert.match(md, /Module versions: not available/);
   assert.match(md, /\| okapi \| 1 \| 10\.0 \| 5\.0–20\.0 \|/);
@@ -116,4 +116,32 @@ test('comparison: a slower B is "regressed" with Δ % and times better below 1; 
   assert.ok(same.rows.every((r) => r[5] === 'within noise'));
   // 1 user check-in avg 0.2 s x 3 = 0.6 s: +200 % but 0.6 > 0.2 x 1.25 + 0.075, regressed
   assert.equal(rt.rows.find((r) => r[0] === '1 user, check-in avg')[5], 'regressed');
+});
+
+test('a whole search report from the recorded search summary: its tables, steps per phase, charts per group', () => {
+  const data = gathered({
+    steps: [{ vus: 1, phase: 'baseline', fromMs: 0, toMs: 60_000 }, { vus: 1, phase: 'reindex', fromMs: 70_000, toMs: 130_000 }],
+    toMs: 130_000,
+    seriesTag: 'group',
+    responseTime: [{ name: 'title', avg: [], p95: [[0, 5], [1000, 6]] }, { name: 'authority', avg: [], p95: [[0, 3], [1000, 4]] }],
+    throughput: [{ name: 'title', points: [[0, 1], [1000, 2]] }],
+    moduleSteps: [
+      { vus: 1, phase: 'baseline', fromMs: 0, toMs: 60_000, stats: [{ module: 'mod-search', cpu_avg: 10, cpu_min: 1, cpu_max: 30, mem_avg: 5e7, mem_max: 6e7 }], memPoints: {} },
+      { vus: 1, phase: 'reindex', fromMs: 70_000, toMs: 130_000, stats: [{ module: 'mod-search', cpu_avg: 40, cpu_min: 5, cpu_max: 90, mem_avg: 7e7, mem_max: 8e7 }], memPoints: {} },
+    ],
+  });
+  const doc = buildReport(search, data, null);
+  assert.deepEqual(doc.notes, [], 'both phases of the one user count ran');
+  assert.deepEqual(doc.sections.map((s) => s.title), ['Setup', 'mod-search', 'Modules', 'Charts']);
+  const md = renderMarkdown(doc);
+  assert.match(md, /\| 1 \| reindex \| 1970-01-01T00:01:10Z \|/);
+  assert.match(md, /\| mod-search \| 1 \(reindex\) \| 40\.0 \| 5\.0–90\.0 \|/);
+  const first = search.tables.searchSteps[0].rows[0];
+  assert.ok(md.includes(`| ${first.name} | ${first.total} |`), 'the first template row');
+  const svg = doc.sections[3].blocks[0].items[0].svg;
+  assert.match(svg, /Response time per group/);
+  assert.equal((svg.match(/class="series"/g) || []).length, 2);
+  assert.match(svg, /1 user, reindex/);
+  // a search run missing its reindex phase is reported as interrupted
+  assert.match(buildReport(search, gathered({ steps: [data.steps[0]], seriesTag: 'group' }), null).notes[0], /1 of 2 steps/);
 });

@@ -4,7 +4,7 @@ import { cicoSection } from './sections-cico.mjs';
 import { searchSection } from './sections-search.mjs';
 import { moduleRows, modulesSection } from './sections-modules.mjs';
 import { lineChart } from './charts-svg.mjs';
-import { plural } from './format.mjs';
+import { plural, stepLabel } from './format.mjs';
 
 const iso = (ms) => (Number.isFinite(ms) ? new Date(ms).toISOString().replace(/\.\d+Z$/, 'Z') : '-');
 const dur = (ms) => (Number.isFinite(ms) ? `${Math.round(ms / 1000)} s` : '-');
@@ -31,8 +31,8 @@ export function setupSection(summary, data, versions) {
       type: 'table',
       id: 'steps',
       caption: 'User-count steps as recorded (first to last sample)',
-      columns: [{ label: 'Users', align: 'r' }, { label: 'From' }, { label: 'To' }, { label: 'Length', align: 'r' }],
-      rows: data.steps.map((s) => [String(s.vus), iso(s.fromMs), iso(s.toMs), dur(s.toMs - s.fromMs)]),
+      columns: [{ label: 'Users', align: 'r' }, ...(data.steps.some((s) => s.phase) ? [{ label: 'Phase' }] : []), { label: 'From' }, { label: 'To' }, { label: 'Length', align: 'r' }],
+      rows: data.steps.map((s) => [String(s.vus), ...(data.steps.some((x) => x.phase) ? [s.phase || '-'] : []), iso(s.fromMs), iso(s.toMs), dur(s.toMs - s.fromMs)]),
       source: 'InfluxDB: stepStart, stepEnd',
     },
     versions
@@ -43,7 +43,7 @@ export function setupSection(summary, data, versions) {
 }
 
 export function chartsSection(summary, data) {
-  const markers = data.steps.map((s) => ({ t: s.fromMs, label: plural(s.vus, 'user') }));
+  const markers = data.steps.map((s) => ({ t: s.fromMs, label: stepLabel(s) }));
   const what = data.seriesTag === 'group' ? 'group' : 'transaction';
   const common = { markers, t0: data.fromMs };
   const rt = lineChart({ title: `Response time per ${what}, p95 per ${data.intervalS} s`, unit: 'ms', series: data.responseTime.map((s) => ({ name: s.name, points: s.p95 })), ...common });
@@ -68,8 +68,9 @@ export function chartsSection(summary, data) {
 export function buildReport(summary, data, versions) {
   const m = summary.meta;
   const notes = [];
-  const expected = (m.steps || []).length;
-  if (expected && data.steps.length < expected) notes.push(`This run was interrupted: ${data.steps.length} of ${expected} user-count steps have samples; the report shows what exists.`);
+  // A search run repeats every user count once per phase.
+  const expected = (m.steps || []).length * (m.workflow === 'search' ? (m.phases || ['baseline']).length : 1);
+  if (expected && data.steps.length < expected) notes.push(`This run was interrupted: ${data.steps.length} of ${expected} steps have samples; the report shows what exists.`);
   if (!summary.k6?.metrics) notes.push('summary.json has no k6 metrics: the run did not finish its summary.');
   const workSection = m.workflow === 'search' ? searchSection(summary, data.errors) : cicoSection(summary, data.errors);
   return {

@@ -75,16 +75,17 @@ export function compareSearch(a, b, rule) {
 
 /** modules: gather()'s moduleSteps of each run. CPU and memory have no slack: the tolerance alone. */
 export function compareModules(ma, mb, tolerance) {
-  const idx = (steps) => new Map(steps.flatMap((st) => st.stats.map((s) => [`${s.module}|${st.vus}`, s])));
+  const idx = (steps) => new Map(steps.flatMap((st) => st.stats.map((s) => [`${s.module}|${st.vus}|${st.phase || ''}`, s])));
   const A = idx(ma);
   const B = idx(mb);
   const rule = { tolerance, slackMs: 0 };
   const rows = [];
   const keys = [...new Set([...A.keys(), ...B.keys()])].sort((x, y) => Number(x.split('|')[1]) - Number(y.split('|')[1]) || x.localeCompare(y));
   for (const k of keys) {
-    const [mod, vus] = k.split('|');
-    rows.push(row(`${mod} (${plural(Number(vus), 'user')}) CPU avg %`, A.get(k)?.cpu_avg ?? null, B.get(k)?.cpu_avg ?? null, rule, { fmt: f1, toMs: 1 }));
-    rows.push(row(`${mod} (${plural(Number(vus), 'user')}) RSS avg MiB`, A.get(k)?.mem_avg ?? null, B.get(k)?.mem_avg ?? null, rule, { fmt: mib, toMs: 1 }));
+    const [mod, vus, phase] = k.split('|');
+    const label = `${mod} (${plural(Number(vus), 'user')}${phase ? `, ${phase}` : ''})`;
+    rows.push(row(`${label} CPU avg %`, A.get(k)?.cpu_avg ?? null, B.get(k)?.cpu_avg ?? null, rule, { fmt: f1, toMs: 1 }));
+    rows.push(row(`${label} RSS avg MiB`, A.get(k)?.mem_avg ?? null, B.get(k)?.mem_avg ?? null, rule, { fmt: mib, toMs: 1 }));
   }
   return { type: 'table', id: 'cmp-modules', caption: `Module CPU (% of a core) and memory (RSS) per user count; verdict: +${Math.round(tolerance * 100)} % (no slack)`, columns: COLUMNS('Module (users), measure'), rows, empty: 'No module_stats for either run.', source: 'InfluxDB: moduleStats of A and B' };
 }

@@ -21,3 +21,6 @@ export function htmlEscape(s) {
 }
 
 export const plural = (n, word) => `${n} ${word}${n === 1 ? '' : 's'}`;
+
+/** A step's name: "2 users", or "2 users, reindex" for a search run's phases. */
+export const stepLabel = (st) => `${plural(st.vus, 'user')}${st.phase ? `, ${st.phase}` : ''}`;

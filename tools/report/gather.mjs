@@ -5,14 +5,16 @@ import { QUERIES, intervalFor } from './queries.mjs';
 import { rowsOf } from './influx.mjs';
 import { ReportError } from './errors.mjs';
 import { METRICS } from '../../lib/metrics.js';
+import { stepLabel } from './format.mjs';
 
 const byTag = (series, tag) => rowsOf(series).filter((s) => s.tags[tag] !== undefined && s.tags[tag] !== '');
 
 export async function stepWindows(client, testid) {
   const [first, last] = [await client.query(QUERIES.stepStart(testid), 'stepStart'), await client.query(QUERIES.stepEnd(testid), 'stepEnd')];
-  const end = new Map(byTag(last, 'vus').map((s) => [s.tags.vus, s.rows[0]?.time]));
+  const key = (s) => `${s.tags.vus}|${s.tags.phase || ''}`;
+  const end = new Map(byTag(last, 'vus').map((s) => [key(s), s.rows[0]?.time]));
   const steps = byTag(first, 'vus')
-    .map((s) => ({ vus: Number(s.tags.vus), fromMs: s.rows[0]?.time, toMs: end.get(s.tags.vus) }))
+    .map((s) => ({ vus: Number(s.tags.vus), phase: s.tags.phase || null, fromMs: s.rows[0]?.time, toMs: end.get(key(s)) }))
     .filter((s) => Number.isFinite(s.vus) && Number.isFinite(s.fromMs) && Number.isFinite(s.toMs));
   return steps.sort((a, b) => a.fromMs - b.fromMs);
 }
@@ -37,8 +39,8 @@ export async function gather(client, summary) {
 
   const moduleSteps = [];
   for (const st of steps) {
-    const stats = rowsOf(await client.query(QUERIES.moduleStats(st.fromMs, st.toMs), `moduleStats (${st.vus} users)`)).map((s) => ({ module: s.tags.module, ...s.rows[0] }));
-    moduleSteps.push({ vus: st.vus, fromMs: st.fromMs, toMs: st.toMs, stats });
+    const stats = rowsOf(await client.query(QUERIES.moduleStats(st.fromMs, st.toMs), `moduleStats (${stepLabel(st)})`)).map((s) => ({ module: s.tags.module, ...s.rows[0] }));
+    moduleSteps.push({ vus: st.vus, phase: st.phase, fromMs: st.fromMs, toMs: st.toMs, stats });
   }
   const modSeries = byTag(await client.query(QUERIES.moduleOverTime(fromMs, toMs, intervalS), 'moduleOverTime'), 'module');
   const modules = modSeries.map((s) => ({

@@ -9,9 +9,10 @@ const run = (testid) => `"testid" = ${q(testid)}`;
 const window = (fromMs, toMs) => `time >= ${Math.floor(fromMs)}ms AND time <= ${Math.ceil(toMs)}ms`;
 
 export const QUERIES = {
-  // First and last sample of each user-count step: the steps' windows, from the samples' `vus` tag.
-  stepStart: (testid) => `SELECT first("value") FROM "${METRICS.httpReqs}" WHERE ${run(testid)} GROUP BY "vus"`,
-  stepEnd: (testid) => `SELECT last("value") FROM "${METRICS.httpReqs}" WHERE ${run(testid)} GROUP BY "vus"`,
+  // First and last sample of each step: the steps' windows, from the samples' `vus` tag (and
+  // `phase`, which a search run repeats each user count in; CICO's samples have none).
+  stepStart: (testid) => `SELECT first("value") FROM "${METRICS.httpReqs}" WHERE ${run(testid)} GROUP BY "vus", "phase"`,
+  stepEnd: (testid) => `SELECT last("value") FROM "${METRICS.httpReqs}" WHERE ${run(testid)} GROUP BY "vus", "phase"`,
   // Failed requests: an error status (4xx/5xx, 0 = no response) or one the script did not expect.
   errors: (testid) =>
     `SELECT count("value") AS "requests" FROM "${METRICS.httpReqs}" WHERE ${run(testid)} AND ` +

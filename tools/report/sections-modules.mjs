@@ -17,6 +17,7 @@ export function moduleRows(steps) {
     for (const m of st.stats) {
       rows.push({
         vus: st.vus,
+        phase: st.phase || null,
         module: m.module,
         cpuAvg: m.cpu_avg,
         cpuMin: m.cpu_min,
@@ -28,7 +29,7 @@ export function moduleRows(steps) {
       });
     }
   }
-  return rows.sort((a, b) => a.vus - b.vus || (b.cpuAvg ?? 0) - (a.cpuAvg ?? 0) || a.module.localeCompare(b.module));
+  return rows.sort((a, b) => a.vus - b.vus || String(a.phase).localeCompare(String(b.phase)) || (b.cpuAvg ?? 0) - (a.cpuAvg ?? 0) || a.module.localeCompare(b.module));
 }
 
 export function modulesBlock(rows) {
@@ -37,7 +38,7 @@ export function modulesBlock(rows) {
     id: 'modules',
     caption: 'Module CPU (% of one core) and memory (RSS, MiB) per user count; growth per hour by least squares, for steps of 10 minutes or more',
     columns: [{ label: 'Module' }, { label: 'Users', align: 'r' }, { label: 'CPU avg %', align: 'r' }, { label: 'CPU range %', align: 'r' }, { label: 'RSS avg MiB', align: 'r' }, { label: 'RSS max MiB', align: 'r' }, { label: 'RSS growth MiB/h', align: 'r' }],
-    rows: rows.map((r) => [r.module, String(r.vus), f1(r.cpuAvg), `${f1(r.cpuMin)}–${f1(r.cpuMax)}`, mib(r.memAvg), mib(r.memMax), r.growthPerHour === null ? '-' : `${r.growthPerHour >= 0 ? '+' : ''}${mib(r.growthPerHour)}`]),
+    rows: rows.map((r) => [r.module, r.phase ? `${r.vus} (${r.phase})` : String(r.vus), f1(r.cpuAvg), `${f1(r.cpuMin)}–${f1(r.cpuMax)}`, mib(r.memAvg), mib(r.memMax), r.growthPerHour === null ? '-' : `${r.growthPerHour >= 0 ? '+' : ''}${mib(r.growthPerHour)}`]),
     empty: 'No module_stats in InfluxDB for the run\'s window (is Telegraf running and watching the modules?).',
     source: 'InfluxDB: moduleStats (one query per step) and moduleOverTime (growth: least squares of RSS over the step)',
   };
