@@ -91,12 +91,13 @@ const doc = {
 test('Markdown: a pipe, < and > in a name stay inside their cell as text', () => {
   const md = renderMarkdown(doc);
   const line = md.split('\n').find((l) => l.startsWith('| GET'));
-  assert.equal(line, '| GET /a\\|b?&lt;c&gt; "d" | 120.5 |');
+  assert.equal(line, '| GET /a\\|b?&lt;c> "d" | 120.5 |');
   // cells split on unescaped pipes: exactly the table's two columns
   assert.equal(line.split(/(?<!\\)\|/).length - 2, 2);
   assert.match(md, /\|---\|---:\|/);
   assert.match(md, /_No request failed\._/);
-  assert.match(md, /^# run &lt;x&gt; &amp; "y"$/m);
+  assert.match(md, /^# run &lt;x> &amp; "y"$/m);
+  assert.match(md, /\*\*Slow APIs \(p75 > 100 ms\)\*\*/);
   assert.equal(mdCell('a\nb'), 'a b');
 });
 

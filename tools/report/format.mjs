@@ -10,10 +10,10 @@ export const mib = (bytes) => (finite(bytes) ? (bytes / 1048576).toFixed(1) : '-
 export const signedPct = (v) => (finite(v) ? `${v >= 0 ? '+' : ''}${v.toFixed(1)}%` : '-');
 export const factor = (v) => (finite(v) ? `${v.toFixed(2)}x` : '-');
 
-// Markdown table cell: a pipe would end the cell, a newline the row; < and & are HTML to a
+// Markdown table cell: a pipe would end the cell, a newline the row; < and & start HTML for a
 // Markdown renderer, so names like "GET /x?<a>" stay text.
 export function mdCell(s) {
-  return String(s).replace(/\\/g, '\\\\').replace(/\|/g, '\\|').replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;').replace(/\r?\n/g, ' ');
+  return String(s).replace(/\\/g, '\\\\').replace(/\|/g, '\\|').replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/\r?\n/g, ' ');
 }
 
 export function htmlEscape(s) {
