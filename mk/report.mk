@@ -14,3 +14,7 @@ test-unit-report: ## report/compare tables, growth per hour, verdicts, SVG and M
 
 test-e2e-report: $(BIN)/k6 $(BIN)/minifolio ## a short CICO run, its report's cells recomputed from InfluxDB/summary.json, the HTML in headless Chromium
 	@node --test --test-reporter=spec --test-concurrency=1 tests/e2e/report.test.mjs
+
+.PHONY: test-e2e-report-search
+test-e2e-report-search: $(BIN)/k6 $(BIN)/minifolio search-data ## the report of a real mod-search run (needs OpenSearch: the search stack)
+	@node --test --test-reporter=spec --test-concurrency=1 tests/e2e/report-search.test.mjs

@@ -34,8 +34,10 @@ export async function gather(client, summary) {
 
   // CICO: per transaction; search: per template group (the reindex VU's calls carry no group).
   const [measurement, tag] = workflow === 'search' ? [METRICS.httpDuration, 'group'] : [METRICS.transactionDuration, 'transaction'];
-  const rt = byTag(await client.query(QUERIES.responseOverTime(testid, measurement, tag, intervalS), 'responseOverTime'), tag);
-  const tp = byTag(await client.query(QUERIES.throughputOverTime(testid, measurement, tag, intervalS), 'throughputOverTime'), tag);
+  // k6's own `group` tag names its group path (setup's requests carry "::setup"): not a template group.
+  const series = (rows) => byTag(rows, tag).filter((x) => !String(x.tags[tag]).startsWith('::'));
+  const rt = series(await client.query(QUERIES.responseOverTime(testid, measurement, tag, intervalS), 'responseOverTime'));
+  const tp = series(await client.query(QUERIES.throughputOverTime(testid, measurement, tag, intervalS), 'throughputOverTime'));
 
   const moduleSteps = [];
   for (const st of steps) {
