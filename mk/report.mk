@@ -18,3 +18,9 @@ test-e2e-report: $(BIN)/k6 $(BIN)/minifolio ## a short CICO run, its report's ce
 .PHONY: test-e2e-report-search
 test-e2e-report-search: $(BIN)/k6 $(BIN)/minifolio search-data ## the report of a real mod-search run (needs OpenSearch: the search stack)
 	@node --test --test-reporter=spec --test-concurrency=1 tests/e2e/report-search.test.mjs
+
+# Benchmark, not part of `make test`: BENCH_REPORT_TPS=1 is PTF's think time at 20 users, 50 none.
+BENCH_REPORT_TPS ?= 1
+.PHONY: bench-report
+bench-report: ## time folio-perf report on a 30-minute 20-user CICO run's worth of samples (target <= 10 s; needs FP_INFLUX_URL)
+	@BENCH_REPORT_TPS=$(BENCH_REPORT_TPS) node tools/report/bench.mjs
