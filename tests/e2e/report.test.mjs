@@ -105,7 +105,7 @@ test('the HTML in headless Chromium: tables and every chart with its series, not
   // A copy without the page's no-script policy plus a probe that writes its findings into the DOM.
   const probe = `<script>
     const svgs = [...document.querySelectorAll('svg.chart')];
-    const out = { tables: [...document.querySelectorAll('table')].map((t) => t.id), charts: svgs.map((s) => ({ title: s.getAttribute('aria-label'), names: [...s.querySelectorAll('path.series')].map((p) => p.dataset.series), paths: [...s.querySelectorAll('path.series')].map((p) => Number(p.dataset.points)), lines: [...s.querySelectorAll('path.series')].map((p) => (p.getAttribute('d').match(/L/g) || []).length), right: s.getBoundingClientRect().right })), scrollWidth: document.documentElement.scrollWidth, width: window.innerWidth };
+    const out = { tables: [...document.querySelectorAll('table')].map((t) => t.id), tableRight: [...document.querySelectorAll('table')].map((t) => [t.id, t.getBoundingClientRect().right]), charts: svgs.map((s) => ({ title: s.getAttribute('aria-label'), names: [...s.querySelectorAll('path.series')].map((p) => p.dataset.series), paths: [...s.querySelectorAll('path.series')].map((p) => Number(p.dataset.points)), lines: [...s.querySelectorAll('path.series')].map((p) => (p.getAttribute('d').match(/L/g) || []).length), right: s.getBoundingClientRect().right })), scrollWidth: document.documentElement.scrollWidth, width: window.innerWidth };
     const pre = document.createElement('pre'); pre.id = 'probe'; pre.textContent = JSON.stringify(out); document.body.appendChild(pre);
   </script>`;
   const tmp = mkdtempSync(join(tmpdir(), 'fp-report-'));
@@ -138,6 +138,8 @@ test('the HTML in headless Chromium: tables and every chart with its series, not
   }
   assert.ok(found.scrollWidth <= found.width, `page ${found.scrollWidth}px wide in a ${found.width}px window`);
   for (const c of found.charts) assert.ok(c.right <= found.width, `${c.title} ends at ${c.right}px`);
+  // a table wider than its box would scroll inside it: none does
+  for (const [id, right] of found.tableRight) assert.ok(right <= found.width - 16, `table ${id} ends at ${right}px`);
 
   const shot = join(dir, 'report-screenshot.png');
   // Tall enough for the whole page of a two-step run, charts included.

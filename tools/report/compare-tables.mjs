@@ -6,7 +6,7 @@ import { parseMetricKey } from '../../lib/baseline.js';
 import { s3, f1, mib, signedPct, factor, plural } from './format.mjs';
 import { deltaPct, timesBetter, verdict } from './stats.mjs';
 
-const COLUMNS = (what) => [{ label: what }, { label: 'A', align: 'r' }, { label: 'B', align: 'r' }, { label: 'Δ %', align: 'r' }, { label: 'Times better', align: 'r' }, { label: 'Verdict' }];
+const COLUMNS = (what) => [{ label: what, wrap: true }, { label: 'A', align: 'r' }, { label: 'B', align: 'r' }, { label: 'Δ %', align: 'r' }, { label: 'Times better', align: 'r' }, { label: 'Verdict' }];
 
 // One row; values in `unit` (seconds are compared in ms, the gate's unit).
 function row(label, a, b, rule, { fmt = s3, toMs = 1000 } = {}) {

@@ -10,8 +10,8 @@ h1 { font-size: 22px; margin: 8px 0 12px; } h2 { font-size: 18px; border-bottom:
 table { border-collapse: collapse; font-size: 13px; }
 caption { text-align: left; font-weight: 600; padding: 4px 0; caption-side: top; }
 th, td { border: 1px solid #d6d6d6; padding: 3px 8px; white-space: nowrap; }
-/* Names (templates, APIs) wrap, so a wide table still fits the page. */
-td:first-child { white-space: normal; min-width: 12em; }
+/* Name columns (templates, APIs) wrap, so a wide table still fits the page. */
+.wrap { white-space: normal; min-width: 12em; }
 th { background: #f1f3f5; } td.r, th.r { text-align: right; font-variant-numeric: tabular-nums; }
 tr:nth-child(even) td { background: #fafafa; }
 .src { font-size: 11px; color: #666; margin-top: 2px; }
@@ -24,8 +24,12 @@ footer li { margin: 2px 0; }
 `;
 
 function table(b) {
-  const head = b.columns.map((c) => `<th${c.align === 'r' ? ' class="r"' : ''}>${esc(c.label)}</th>`).join('');
-  const body = b.rows.map((r) => `<tr>${r.map((v, i) => `<td${b.columns[i]?.align === 'r' ? ' class="r"' : ''}>${esc(v)}</td>`).join('')}</tr>`).join('\n');
+  const cls = (c) => {
+    const k = [c?.align === 'r' ? 'r' : '', c?.wrap ? 'wrap' : ''].filter(Boolean).join(' ');
+    return k ? ` class="${k}"` : '';
+  };
+  const head = b.columns.map((c) => `<th${cls(c)}>${esc(c.label)}</th>`).join('');
+  const body = b.rows.map((r) => `<tr>${r.map((v, i) => `<td${cls(b.columns[i])}>${esc(v)}</td>`).join('')}</tr>`).join('\n');
   const src = b.source ? `<div class="src">Source: ${esc(b.source)}</div>` : '';
   if (b.rows.length === 0) return `<div class="tbl" id="${esc(b.id || '')}"><p><strong>${esc(b.caption)}</strong></p><p class="empty">${esc(b.empty || 'No rows.')}</p>${src}</div>`;
   return `<div class="tbl"><table id="${esc(b.id || '')}"><caption>${esc(b.caption)}</caption><thead><tr>${head}</tr></thead><tbody>\n${body}\n</tbody></table>${src}</div>`;

@@ -12,7 +12,7 @@ export function stepBlock(st) {
     type: 'table',
     id: `search-${st.vus}-${st.phase}`,
     caption: `${plural(st.vus, 'user')}, ${PHASE[st.phase] || st.phase} (seconds; >${SEARCH_SLOW_MS} ms = requests over ${SEARCH_SLOW_MS} ms)`,
-    columns: [{ label: 'Template' }, ...['Total', 'Req/s', 'Min', 'p50', 'p75', 'p95', 'p99', 'Max', 'Avg', `>${SEARCH_SLOW_MS} ms`].map((label) => ({ label, align: 'r' }))],
+    columns: [{ label: 'Template', wrap: true }, ...['Total', 'Req/s', 'Min', 'p50', 'p75', 'p95', 'p99', 'Max', 'Avg', `>${SEARCH_SLOW_MS} ms`].map((label) => ({ label, align: 'r' }))],
     rows: st.rows.map((r) => [r.name, int(r.total), f2(r.rps), s3(r.min), s3(r.p50), s3(r.p75), s3(r.p95), s3(r.p99), s3(r.max), s3(r.avg), int(r.slow)]),
     empty: 'No search request recorded.',
     source: 'summary.json tables.searchSteps (lib/search-summary.js)',
@@ -36,7 +36,7 @@ export function phaseBlocks(cmp) {
     type: 'table',
     id: `search-phases-${c.vus}`,
     caption: `${plural(c.vus, 'user')}: baseline vs under reindex (seconds; Δ = reindex / baseline - 1); requests ${c.total.baseline} → ${c.total.reindex} (${signedPct(c.total.deltaPct)}), ${f2(c.rps.baseline)} → ${f2(c.rps.reindex)} req/s`,
-    columns: [{ label: 'Template' }, ...['Avg', 'Avg reindex', 'Δ avg', 'p95', 'p95 reindex', 'Δ p95', 'Req/s', 'Req/s reindex', 'Δ req/s'].map((label) => ({ label, align: 'r' }))],
+    columns: [{ label: 'Template', wrap: true }, ...['Avg', 'Avg reindex', 'Δ avg', 'p95', 'p95 reindex', 'Δ p95', 'Req/s', 'Req/s reindex', 'Δ req/s'].map((label) => ({ label, align: 'r' }))],
     rows: c.rows.map((r) => [r.name, s3(r.baseline.avg), s3(r.reindex?.avg), signedPct(r.deltaAvgPct), s3(r.baseline.p95), s3(r.reindex?.p95), signedPct(r.deltaP95Pct), f2(r.baseline.rps), f2(r.reindex?.rps), signedPct(r.deltaRpsPct)]),
     source: 'summary.json tables.phaseComparison (lib/search-summary.js)',
   }));
