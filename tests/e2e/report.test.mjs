@@ -8,7 +8,8 @@ import assert from 'node:assert/strict';
 import { existsSync, mkdirSync, readFileSync, readdirSync, rmSync, statSync, writeFileSync, mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { repo, env, influxQuery, run } from './helpers.mjs';
+import { spawn } from 'node:child_process';
+import { repo, env, influxQuery, run, waitFor } from './helpers.mjs';
 
 const testid = `e2e-report-${Date.now()}`;
 const dir = join(repo, 'results', testid);
@@ -159,6 +160,35 @@ test('compare of the run with itself: every row within noise', () => {
   assert.equal(rows.length, 16);
   assert.ok(rows.every((x) => x[5] === 'within noise' && x[3] === '+0.0%'), JSON.stringify(rows));
   rmSync(join(repo, 'results', `compare-${testid}-vs-${testid}`), { recursive: true, force: true });
+});
+
+test('a run interrupted with SIGINT in its first step: the report says so and reports that step', async () => {
+  const id = `${testid}-sigint`;
+  const child = spawn(join(repo, 'tools', 'run.sh'), [], {
+    cwd: repo,
+    detached: true, // own process group: the signal reaches run.sh and k6 as Ctrl-C would
+    env: { ...process.env, PROFILE: 'smoke', VUS: '1,2', DURATION: '30s', MINIFOLIO_PROFILE: 'fast', TESTID: id },
+    stdio: 'ignore',
+  });
+  const exited = new Promise((resolve) => child.on('exit', (code) => resolve(code)));
+  try {
+    await waitFor(async () => (await influxQuery(`SELECT count("value") FROM "transaction_duration" WHERE "testid" = '${id}'`)).length > 0, { seconds: 90, what: 'the run\'s first transactions' });
+    process.kill(-child.pid, 'SIGINT');
+    assert.notEqual(await Promise.race([exited, new Promise((r) => setTimeout(() => r(null), 90_000))]), null, 'the interrupted run stopped within 90 s');
+  } finally {
+    try {
+      process.kill(-child.pid, 'SIGKILL');
+    } catch {
+      // already gone
+    }
+  }
+  const r = cli(['report', id]);
+  assert.equal(r.status, 0, r.stdout + r.stderr);
+  const text = readFileSync(join(repo, 'results', id, 'report.md'), 'utf8');
+  assert.match(text, /This run was interrupted: 1 of 2 steps have samples/);
+  assert.deepEqual(mdTable(text, 'User-count steps').rows.map((x) => x[0]), ['1']);
+  assert.equal(mdTable(text, 'Response times').rows.length, 1);
+  rmSync(join(repo, 'results', id), { recursive: true, force: true });
 });
 
 test('bad input: one line with the fix, exit 1, no report left behind', async (t) => {
