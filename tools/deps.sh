@@ -30,6 +30,8 @@ command -v mvn >/dev/null || missing+=(maven)
 [ -r /usr/share/dict/american-english ] || missing+=(wamerican)
 # GNU time: the benchmarks read k6's CPU and peak RSS from it.
 [ -x /usr/bin/time ] || missing+=(time)
+# Headless Chromium: only the report's end-to-end test opens report.html in it.
+command -v chromium >/dev/null || missing+=(chromium)
 if ! ls /usr/lib/postgresql/*/bin/initdb >/dev/null 2>&1; then
   missing+=(postgresql postgresql-contrib)
 elif ! ls /usr/share/postgresql/*/extension/pg_trgm.control >/dev/null 2>&1; then

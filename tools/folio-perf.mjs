@@ -3,13 +3,18 @@
 //
 //   folio-perf baseline <results/<testid>/summary.json | testid> [--out baselines/<name>.json]
 //       turns a finished run into a baseline file for BASELINE=… (the regression gate).
+//   folio-perf report <testid> [--influx <url>] [--folio-url <url>] [--tenant <t>]
+//       writes results/<testid>/report.md and report.html (summary.json + InfluxDB).
+//   folio-perf compare <testid A> <testid B> [--influx <url>]
+//       writes results/compare-<A>-vs-<B>/report.md and report.html.
 //
-// (report and compare come with the report issue.) Errors: one line, the fix, exit 1.
+// The logic lives in tools/report/. Errors: one line, the fix, exit 1.
 import { readFileSync, writeFileSync, mkdirSync, existsSync, renameSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fromSummary, validateBaseline } from '../lib/baseline.js';
+import { ReportError } from './report/errors.mjs';
 
-const USAGE = 'usage: folio-perf baseline <results/<testid>/summary.json | testid> [--out baselines/<name>.json]';
+const USAGE = 'usage: folio-perf baseline <results/<testid>/summary.json | testid> [--out baselines/<name>.json] | report <testid> [--influx <url>] | compare <testid A> <testid B> [--influx <url>]';
 
 function fail(msg) {
   process.stderr.write(`folio-perf: ${msg}\n`);
@@ -49,6 +54,51 @@ export function baseline(args) {
   console.log(`baseline ${target}: ${b.workflow} run ${b.testid} (release ${b.release}), ${Object.keys(b.transactions).length} transactions, ${Object.keys(b.apis).length} APIs`);
 }
 
+// --name value flags out of args: { flags, rest }.
+function flags(args, names) {
+  const out = {};
+  const rest = [];
+  for (let i = 0; i < args.length; i++) {
+    const n = args[i].startsWith('--') ? args[i].slice(2) : null;
+    if (n !== null) {
+      if (!names.includes(n) || i + 1 >= args.length) fail(`bad option ${args[i]}; fix: ${USAGE}`);
+      out[n] = args[++i];
+    } else rest.push(args[i]);
+  }
+  return { flags: out, rest };
+}
+
+async function userErrors(fn) {
+  try {
+    await fn();
+  } catch (e) {
+    if (e instanceof ReportError) fail(e.message);
+    throw e;
+  }
+}
+
+async function report(args) {
+  const { flags: f, rest } = flags(args, ['influx', 'folio-url', 'tenant']);
+  if (rest.length !== 1) fail(`report takes one test id; fix: folio-perf report <testid> (make report TESTID=...)`);
+  const { writeReport } = await import('./report/report.mjs');
+  await userErrors(async () => {
+    const r = await writeReport(rest[0], { influxUrl: f.influx || process.env.FP_INFLUX_URL, folioUrl: f['folio-url'] || process.env.FOLIO_URL, tenant: f.tenant || process.env.FOLIO_TENANT || 'fs09000000' });
+    console.log(`report: ${r.md}, ${r.html}`);
+  });
+}
+
+async function compare(args) {
+  const { flags: f, rest } = flags(args, ['influx']);
+  if (rest.length !== 2) fail('compare takes two test ids; fix: folio-perf compare <testid A> <testid B> (A the reference, e.g. the previous release)');
+  const { writeComparison } = await import('./report/compare.mjs');
+  await userErrors(async () => {
+    const r = await writeComparison(rest[0], rest[1], { influxUrl: f.influx || process.env.FP_INFLUX_URL });
+    console.log(`comparison: ${r.md}, ${r.html}`);
+  });
+}
+
 const [cmd, ...args] = process.argv.slice(2);
 if (cmd === 'baseline') baseline(args);
+else if (cmd === 'report') await report(args);
+else if (cmd === 'compare') await compare(args);
 else fail(cmd ? `unknown command "${cmd}"; fix: ${USAGE}` : USAGE);

@@ -148,6 +148,11 @@ fi
 echo "==> results: $out/summary.json, $out/k6-report.html"
 echo "==> samples: InfluxDB http://127.0.0.1:$FP_INFLUX_PORT database k6, testid $TESTID"
 [ "$WORKFLOW" = cico ] && echo "    with Docker: docker compose up -d, then open http://localhost:3000/d/folio-cico?var-testid=$TESTID"
+# The release report of this run (tables, module CPU/memory, charts) is one command away.
+if [ -f "$out/summary.json" ]; then
+  echo "==> report: FP_INFLUX_URL=http://127.0.0.1:$FP_INFLUX_PORT node tools/folio-perf.mjs report $TESTID --folio-url http://127.0.0.1:$FP_MINIFOLIO_PORT"
+  echo "    (or: make report TESTID=$TESTID) writes $out/report.md and $out/report.html"
+fi
 case $rc in
   0) ;;
   99) echo "==> thresholds failed: k6 exit code 99 (see the ✗ lines above)" ;;

@@ -1,0 +1,26 @@
+# The release report of a finished run (tools/folio-perf.mjs report/compare, tools/report/).
+.PHONY: report compare test-unit-report test-e2e-report
+
+report: ## write results/$(TESTID)/report.md and report.html from summary.json and InfluxDB (FP_INFLUX_URL)
+	@test -n "$(TESTID)" || { echo "folio-perf: TESTID is not set. Fix: make report TESTID=<a directory under results/>"; exit 1; }
+	@FP_INFLUX_URL=$${FP_INFLUX_URL:-http://127.0.0.1:$${FP_INFLUX_PORT:-58086}} node tools/folio-perf.mjs report "$(TESTID)"
+
+compare: ## compare two runs: make compare A=<testid> B=<testid> (results/compare-A-vs-B/)
+	@test -n "$(A)" -a -n "$(B)" || { echo "folio-perf: A and B are not both set. Fix: make compare A=<reference testid> B=<candidate testid>"; exit 1; }
+	@FP_INFLUX_URL=$${FP_INFLUX_URL:-http://127.0.0.1:$${FP_INFLUX_PORT:-58086}} node tools/folio-perf.mjs compare "$(A)" "$(B)"
+
+test-unit-report: ## report/compare tables, growth per hour, verdicts, SVG and Markdown/HTML escaping (no services)
+	@node --test $(CURDIR)/tests/unit/report-*.test.mjs
+
+test-e2e-report: $(BIN)/k6 $(BIN)/minifolio ## a short CICO run, its report's cells recomputed from InfluxDB/summary.json, the HTML in headless Chromium
+	@node --test --test-reporter=spec --test-concurrency=1 tests/e2e/report.test.mjs
+
+.PHONY: test-e2e-report-search
+test-e2e-report-search: $(BIN)/k6 $(BIN)/minifolio search-data ## the report of a real mod-search run (needs OpenSearch: the search stack)
+	@node --test --test-reporter=spec --test-concurrency=1 tests/e2e/report-search.test.mjs
+
+# Benchmark, not part of `make test`: BENCH_REPORT_TPS=1 is PTF's think time at 20 users, 50 none.
+BENCH_REPORT_TPS ?= 1
+.PHONY: bench-report
+bench-report: ## time folio-perf report on a 30-minute 20-user CICO run's worth of samples (target <= 10 s; needs FP_INFLUX_URL)
+	@BENCH_REPORT_TPS=$(BENCH_REPORT_TPS) node tools/report/bench.mjs

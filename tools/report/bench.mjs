@@ -1,0 +1,81 @@
+// `make bench-report`: how long `folio-perf report` takes on a 30-minute 20-user CICO run's worth
+// of samples. Writes a synthetic run (testid bench-report-<n>) into InfluxDB: BENCH_REPORT_TPS
+// transactions/s (1 = PTF's think time at 20 users; 50 = no think time on minifolio fast), each
+// of 6 requests (http_reqs) plus its transaction_duration, and module_stats for 12 processes every
+// 10 s (in 2001); a summary.json in results/; then times the report and removes what it wrote.
+// The target: <= 10 s.
+import { mkdirSync, writeFileSync, rmSync } from 'node:fs';
+import { join } from 'node:path';
+import { performance } from 'node:perf_hooks';
+import { influxWrite } from '../../dashboards/src/influx-query.mjs';
+import { writeReport } from './report.mjs';
+
+const url = process.env.FP_INFLUX_URL;
+if (!url) {
+  console.error('bench-report: FP_INFLUX_URL is not set. Fix: source tools/test-env.sh (or make stack-up) and export FP_INFLUX_URL');
+  process.exit(1);
+}
+const tps = Number(process.env.BENCH_REPORT_TPS || 1);
+const minutes = Number(process.env.BENCH_REPORT_MINUTES || 30);
+const testid = `bench-report-${Date.now()}`;
+// In 2001, far from any real run: module_stats has no testid, so synthetic points inside a real
+// run's window would change that run's module figures.
+const t0 = Date.UTC(2001, 0, 1);
+const end = t0 + minutes * 60 * 1000;
+const names = ['GET /users', 'GET /inventory/items', 'GET /automated-patron-blocks/{id}', 'POST /circulation/check-out-by-barcode', 'GET /circulation/loans', 'POST /circulation/check-in-by-barcode'];
+const modules = ['okapi', 'mod-users', 'mod-inventory', 'mod-inventory-storage', 'mod-circulation', 'mod-circulation-storage', 'mod-patron-blocks', 'mod-feesfines', 'mod-configuration', 'mod-notes', 'postgres', 'influxdb'];
+const run = `testid=${testid},workflow=cico,release=bench,target=local,vus=20`;
+
+let lines = [];
+let points = 0;
+const flush = async (force) => {
+  if (lines.length >= 20000 || (force && lines.length)) {
+    await influxWrite(url, 'k6', lines);
+    points += lines.length;
+    lines = [];
+  }
+};
+let seed = 1;
+const rand = () => ((seed = (seed * 48271) % 2147483647) / 2147483647);
+const w0 = performance.now();
+for (let t = t0; t < end; t += 1000 / tps) {
+  const ns = BigInt(Math.round(t)) * 1000000n;
+  const tx = rand() < 0.57 ? 'check-out' : 'check-in';
+  let sum = 0;
+  names.forEach((n, i) => {
+    const d = 5 + rand() * 40;
+    sum += d;
+    const tag = `name=${n.replace(/ /g, '\\ ').replace(/,/g, '\\,')},status=200,expected_response=true`;
+    lines.push(`http_reqs,${run},${tag} value=1 ${ns + BigInt(i)}`);
+  });
+  lines.push(`transaction_duration,${run},transaction=${tx} value=${sum.toFixed(3)} ${ns}`);
+  await flush(false);
+}
+for (let t = t0; t < end; t += 10000) {
+  const ns = BigInt(t) * 1000000n;
+  for (const [i, m] of modules.entries()) lines.push(`module_stats,module=${m} cpu_percent=${(5 + rand() * 20).toFixed(2)},mem_rss_bytes=${Math.round((100 + i * 10) * 1048576 + (t - t0) * 10)} ${ns}`);
+  await flush(false);
+}
+await flush(true);
+const written = (performance.now() - w0) / 1000;
+
+const dir = join('results', testid);
+mkdirSync(dir, { recursive: true });
+const stat = { avg: 0.2, p50: 0.18, p75: 0.25, p95: 0.4, count: Math.round(tps * minutes * 30) };
+writeFileSync(join(dir, 'summary.json'), JSON.stringify({
+  format: 'folio-perf-summary/1',
+  meta: { testid, workflow: 'cico', release: 'bench', target: 'local', profile: 'bench', steps: [20], stepDuration: `${minutes * 60}s`, startedAt: new Date(t0).toISOString(), finishedAt: new Date(end).toISOString() },
+  tables: { responseTimes: [{ vus: 20, 'check-in': stat, 'check-out': stat }], slowApis: [] },
+  k6: { metrics: {} },
+}));
+const r0 = performance.now();
+await writeReport(testid, { influxUrl: url });
+const took = (performance.now() - r0) / 1000;
+console.log(`bench-report: ${points} points (${tps} transactions/s x ${minutes} min, 20 users) written in ${written.toFixed(1)} s; report in ${took.toFixed(2)} s (target <= 10 s) -> ${dir}/report.html`);
+if (process.env.BENCH_REPORT_KEEP !== '1') {
+  rmSync(dir, { recursive: true, force: true });
+  for (const q of [`DROP SERIES WHERE "testid" = '${testid}'`, `DELETE FROM "module_stats" WHERE time >= ${t0}ms AND time <= ${end}ms`]) {
+    await fetch(`${url}/query?db=k6&q=${encodeURIComponent(q)}`, { method: 'POST' });
+  }
+}
+process.exit(took <= 10 ? 0 : 2);

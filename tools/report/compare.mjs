@@ -1,0 +1,62 @@
+// `folio-perf compare <A> <B>`: results/compare-<A>-vs-<B>/report.md and report.html.
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { workflowSpec } from '../../lib/thresholds.js';
+import { readRun, writeAtomically } from './run-files.mjs';
+import { influxClient } from './influx.mjs';
+import { gather } from './gather.mjs';
+import { ReportError } from './errors.mjs';
+import { compareResponseTimes, compareSlowApis, compareSearch, compareModules, compareErrors } from './compare-tables.mjs';
+import { renderMarkdown } from './render-md.mjs';
+import { renderHtml } from './render-html.mjs';
+
+// A workflow without a regression section (search) is judged by CICO's transaction rule.
+export const FALLBACK_RULE = { tolerance: 0.25, slackMs: 75 };
+
+export function rulesFor(doc, workflow) {
+  const reg = workflowSpec(doc, workflow).regression;
+  const tx = reg.transactions || FALLBACK_RULE;
+  return { transactions: { tolerance: tx.tolerance, slackMs: tx.slackMs }, apis: reg.apis ? { tolerance: reg.apis.tolerance, slackMs: reg.apis.slackMs } : tx };
+}
+
+/** The comparison document; pure given both summaries, their gathered data and the rules. */
+export function buildComparison(A, B, dataA, dataB, rules) {
+  const wf = A.meta.workflow;
+  const blocks = wf === 'search' ? compareSearch(A, B, rules.transactions) : [compareResponseTimes(A, B, rules.transactions), compareSlowApis(A, B, rules.apis)];
+  const setup = ['testid', 'release', 'target', 'profile', 'steps', 'stepDuration', 'startedAt'].map((k) => [k, String(A.meta[k] ?? '-'), String(B.meta[k] ?? '-')]);
+  return {
+    title: `folio-perf ${wf} comparison: ${A.meta.testid} (A, ${A.meta.release}) vs ${B.meta.testid} (B, ${B.meta.release})`,
+    notes: A.meta.profile !== B.meta.profile ? [`The runs used different load profiles (${A.meta.profile} vs ${B.meta.profile}): compare the rows of the user counts both ran.`] : [],
+    sections: [
+      { id: 'setup', title: 'Runs', blocks: [{ type: 'table', id: 'cmp-setup', caption: 'A is the reference, B the candidate', columns: [{ label: 'Setting' }, { label: 'A' }, { label: 'B' }], rows: setup, source: 'summary.json meta' }] },
+      { id: 'times', title: wf === 'search' ? 'mod-search' : 'Check-in/check-out', blocks: [...blocks, compareErrors(dataA.errors, dataB.errors)] },
+      { id: 'modules', title: 'Modules', blocks: [compareModules(dataA.moduleSteps, dataB.moduleSteps, rules.transactions.tolerance)] },
+    ],
+    sources: [...dataA.queries.map((q) => ({ id: `A ${q.id}`, text: q.text })), ...dataB.queries.map((q) => ({ id: `B ${q.id}`, text: q.text }))],
+    footer: `Δ % = B / A - 1; times better = A / B (above 1: B is faster). Verdicts follow the regression gate (thresholds.json "regression"): regressed when B > A x (1 + tolerance) + slack, improved when A > B x (1 + tolerance) + slack, else within noise. Written by folio-perf compare.`,
+  };
+}
+
+export async function writeComparison(idA, idB, { influxUrl, resultsDir = 'results', thresholdsFile = 'thresholds.json' }) {
+  const a = readRun(idA, resultsDir);
+  const b = readRun(idB, resultsDir);
+  if (a.summary.meta.workflow !== b.summary.meta.workflow) {
+    throw new ReportError(`${idA} is a ${a.summary.meta.workflow} run and ${idB} a ${b.summary.meta.workflow} run; fix: compare two runs of the same workflow`);
+  }
+  let rules;
+  try {
+    rules = rulesFor(JSON.parse(readFileSync(thresholdsFile, 'utf8')), a.summary.meta.workflow);
+  } catch (e) {
+    throw new ReportError(`${thresholdsFile} cannot be used (${e.message}); fix: restore thresholds.json from the repository`);
+  }
+  const client = influxClient(influxUrl);
+  const dataA = await gather(client, a.summary);
+  client.used.length = 0;
+  const dataB = await gather(client, b.summary);
+  const doc = buildComparison(a.summary, b.summary, dataA, dataB, rules);
+  const dir = join(resultsDir, `compare-${idA}-vs-${idB}`);
+  const md = join(dir, 'report.md');
+  const html = join(dir, 'report.html');
+  writeAtomically({ [md]: renderMarkdown(doc), [html]: renderHtml(doc) });
+  return { md, html, doc };
+}

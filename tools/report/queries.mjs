@@ -1,0 +1,38 @@
+// The InfluxQL behind the report's InfluxDB numbers, in the shapes the dashboards use
+// (dashboards/src/cico.mjs): percentile()/mean() over a run's samples filtered by testid,
+// GROUP BY time(...) for curves, module_stats (Telegraf) filtered by the run's time window since
+// it carries no testid. Each query has an id that the report's footer lists. Pure.
+import { METRICS } from '../../lib/metrics.js';
+
+const q = (s) => `'${String(s).replace(/\\/g, '\\\\').replace(/'/g, "\\'")}'`;
+const run = (testid) => `"testid" = ${q(testid)}`;
+const window = (fromMs, toMs) => `time >= ${Math.floor(fromMs)}ms AND time <= ${Math.ceil(toMs)}ms`;
+
+export const QUERIES = {
+  // First and last sample of each step: the steps' windows, from the samples' `vus` tag (and
+  // `phase`, which a search run repeats each user count in; CICO's samples have none).
+  stepStart: (testid) => `SELECT first("value") FROM "${METRICS.httpReqs}" WHERE ${run(testid)} GROUP BY "vus", "phase"`,
+  stepEnd: (testid) => `SELECT last("value") FROM "${METRICS.httpReqs}" WHERE ${run(testid)} GROUP BY "vus", "phase"`,
+  // Failed requests: an error status (4xx/5xx, 0 = no response) or one the script did not expect.
+  errors: (testid) =>
+    `SELECT count("value") AS "requests" FROM "${METRICS.httpReqs}" WHERE ${run(testid)} AND ` +
+    `("status" =~ /^([45][0-9][0-9]|0)$/ OR "expected_response" = 'false') GROUP BY "name", "status"`,
+  // Response time per interval of a transaction (CICO) or a template group (search).
+  responseOverTime: (testid, measurement, tag, intervalS) =>
+    `SELECT mean("value") AS "avg", percentile("value", 95) AS "p95" FROM "${measurement}" WHERE ${run(testid)} ` +
+    `GROUP BY time(${intervalS}s), "${tag}" fill(none)`,
+  throughputOverTime: (testid, measurement, tag, intervalS) =>
+    `SELECT count("value") FROM "${measurement}" WHERE ${run(testid)} GROUP BY time(${intervalS}s), "${tag}" fill(none)`,
+  // The dashboards' module table, over one step's window.
+  moduleStats: (fromMs, toMs) =>
+    `SELECT mean("cpu_percent") AS "cpu_avg", min("cpu_percent") AS "cpu_min", max("cpu_percent") AS "cpu_max", ` +
+    `mean("mem_rss_bytes") AS "mem_avg", max("mem_rss_bytes") AS "mem_max" FROM "module_stats" WHERE ${window(fromMs, toMs)} GROUP BY "module"`,
+  moduleOverTime: (fromMs, toMs, intervalS) =>
+    `SELECT mean("cpu_percent") AS "cpu", mean("mem_rss_bytes") AS "mem" FROM "module_stats" WHERE ${window(fromMs, toMs)} ` +
+    `GROUP BY time(${intervalS}s), "module" fill(none)`,
+};
+
+/** Bucket width for curves: about 120 points over the run, never under 1 s. */
+export function intervalFor(fromMs, toMs, points = 120) {
+  return Math.max(1, Math.ceil((toMs - fromMs) / 1000 / points));
+}
