@@ -7,7 +7,7 @@ import { check, sleep } from 'k6';
 import { thinkMs } from '../transactions.js';
 import { jsonDocument } from '../folio.js';
 
-const REQUEST_TIMEOUT = '60s';
+export const REQUEST_TIMEOUT = '60s';
 // The UI's headers on a CORS preflight (Orchid plan-level and transaction headers).
 const ORIGIN = 'http://localhost';
 
