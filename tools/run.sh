@@ -59,12 +59,27 @@ out=results/$TESTID
 mkdir -p "$out"
 echo "==> k6: PROFILE=$PROFILE against minifolio ($MINIFOLIO_PROFILE), testid $TESTID"
 set +e
+trap ':' INT # Ctrl-C reaches k6 (same process group); this script lives on to check what k6 left
 K6_ENV=${K6_ENV:-local} TESTID=$TESTID RELEASE=$RELEASE PROFILE=$PROFILE \
   FOLIO_URL="http://127.0.0.1:$FP_MINIFOLIO_PORT" FOLIO_DB_PORT=$FP_PG_PORT \
   K6_WEB_DASHBOARD=true K6_WEB_DASHBOARD_PORT=-1 K6_WEB_DASHBOARD_EXPORT="$out/k6-report.html" \
   K6_NO_USAGE_REPORT=true bin/k6 run --quiet --address= -o "influxdb-lp=http://127.0.0.1:$FP_INFLUX_PORT/k6" scripts/check-in-check-out.js
 rc=$?
 set -e
+
+# What the run left checked out. The reset above truncated the loans and made every item
+# Available, so any open loan or Checked-out item now is this run's. Teardown checks them in;
+# a second Ctrl-C makes k6 exit at once (105) without it.
+left=$(PGPASSWORD=$FOLIO_DB_PASSWORD psql -X -q -t -A -h 127.0.0.1 -p "$FP_PG_PORT" -U folio -d folio -c \
+  "SELECT i.jsonb->>'barcode' FROM fs09000000_mod_inventory_storage.item i WHERE i.jsonb->'status'->>'name' = 'Checked out'
+     OR EXISTS (SELECT 1 FROM fs09000000_mod_circulation_storage.loan l WHERE l.jsonb->>'itemId' = i.id::text
+                AND lower(l.jsonb->'status'->>'name') = 'open') ORDER BY 1" 2>&1) ||
+  { echo "==> cannot check what the run left checked out: ${left%%$'\n'*}"; left=; }
+trap - INT
+if [ -n "$left" ]; then
+  echo "==> the run left $(wc -l <<<"$left") items checked out: $(head -n 20 <<<"$left" | tr '\n' ' ')"
+  echo "    fix: MINIFOLIO_DB=postgres://folio:<FOLIO_DB_PASSWORD>@127.0.0.1:$FP_PG_PORT/folio bin/minifolio reset (the next make run resets too)"
+fi
 echo "==> results: $out/summary.json, $out/k6-report.html"
 echo "==> samples: InfluxDB http://127.0.0.1:$FP_INFLUX_PORT database k6, testid $TESTID"
 echo "    with Docker: docker compose up -d, then open http://localhost:3000/d/folio-cico?var-testid=$TESTID"
