@@ -235,6 +235,8 @@ export function cicoWorkflow(run, read) {
     const tries = new Map(); // barcode -> failed check-ins
     const lastError = new Map(); // barcode -> why its check-in failed
     let checkedIn = 0;
+    let late = 0; // found by a later listing than the first: committed after teardown began
+    const seen = new Set();
     let listings = 0;
     let listError = null;
     let remaining = [];
@@ -250,6 +252,10 @@ export function cicoWorkflow(run, read) {
       }
       if (found) {
         remaining = found.filter((x) => (tries.get(x.barcode) || 0) < TEARDOWN_TRIES);
+        for (const { barcode } of found) {
+          if (!seen.has(barcode) && listings > 1) late++;
+          seen.add(barcode);
+        }
         if (remaining.length > 0) quietSince = Date.now();
         for (const { barcode, why } of remaining) {
           session.ensureFresh();
@@ -277,7 +283,7 @@ export function cicoWorkflow(run, read) {
     const left = new Map();
     for (const [b, n] of tries) if (n > 0) left.set(b, lastError.get(b));
     const secs = Math.round((Date.now() - t0) / 1000);
-    console.log(`folio-perf: teardown checked in ${checkedIn} items the run left checked out (${listings} listings in ${secs} s)`);
+    console.log(`folio-perf: teardown checked in ${checkedIn} items the run left checked out (${listings} listings in ${secs} s; ${late} appeared after the first listing)`);
     if (listError) console.error(`folio-perf: teardown: ${listError}; items may stay checked out: ${RECOVERY}`);
     if (left.size > 0) {
       const named = Array.from(left, ([b, why]) => `${b} (${why})`);
