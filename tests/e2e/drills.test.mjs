@@ -5,7 +5,8 @@
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawn, spawnSync } from 'node:child_process';
-import { readFileSync, writeFileSync, openSync, readdirSync, statSync } from 'node:fs';
+import { readFileSync, writeFileSync, openSync, readdirSync, statSync, mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { repo, env, bin, waitFor, run } from './helpers.mjs';
 import { poolQueries } from '../../lib/data.js';
@@ -62,7 +63,10 @@ function startRun(name, vars) {
     signal: (sig) => process.kill(-child.pid, sig),
     // Waits for the end (bounded); kills the group if it overruns.
     async done(seconds) {
-      const code = await Promise.race([exited, sleep(seconds * 1000).then(() => 'timeout')]);
+      let timer;
+      const overrun = new Promise((resolve) => (timer = setTimeout(() => resolve('timeout'), seconds * 1000)));
+      const code = await Promise.race([exited, overrun]);
+      clearTimeout(timer);
       if (code === 'timeout') {
         try {
           process.kill(-child.pid, 'SIGKILL');
@@ -110,19 +114,21 @@ after(() => reset());
 
 test('interrupt under lotus (check-out ~1 s): teardown converges, nothing is left checked out', async () => {
   reset();
-  const r = startRun('sigint-lotus', { MINIFOLIO_PROFILE: 'lotus', VUS: '10', DURATION: '60s', THINK: 'none' });
+  const r = startRun('sigint-lotus', { MINIFOLIO_PROFILE: 'lotus', VUS: '20', DURATION: '60s', THINK: 'none' });
   await loadStarted();
   // Several check-out POSTs in flight: each takes about a second on lotus.
   await waitFor(() => allLoans() >= 10, { seconds: 60, what: '10 loans' });
   r.signal('SIGINT');
   const { code, out } = await r.done(240);
   assert.notEqual(code, 'timeout', `the interrupted run ended in time:\n${out}`);
+  const left = [...new Set([...openLoansBy('folio_admin'), ...checkedOutItems()])];
+  console.log(`interrupt: ${left.length} items left checked out after teardown`);
+  assertClean('after Ctrl-C under lotus');
   assert.match(out, /teardown: checking in .*the load was cut short/);
   const done = /teardown checked in ([1-9]\d*) items .*; (\d+) appeared after the first listing/.exec(out);
   assert.ok(done, out);
   console.log(`interrupt: teardown checked in ${done[1]} items, ${done[2]} of them committed after its first listing`);
   assert.doesNotMatch(out, /could not check in|left \d+ items checked out/, out);
-  assertClean('after Ctrl-C under lotus');
 });
 
 test('a second Ctrl-C stops teardown: what it left is named by barcode, with the reset command', async () => {
@@ -147,36 +153,61 @@ test('a second Ctrl-C stops teardown: what it left is named by barcode, with the
   assertClean('after bin/minifolio reset');
 });
 
-test('a loan another account makes during the run survives teardown', async () => {
+// DATA=db finds the run's loans in the database, DATA=csv through the API: both must leave the
+// other account's loans alone.
+for (const data of ['db', 'csv']) {
+  test(`a loan another account makes during the run survives teardown (DATA=${data})`, async () => {
+    await foreignLoanDrill(data);
+  });
+}
+
+async function foreignLoanDrill(data) {
   reset();
   const { sp, items } = runPool(200);
+  const vars = { DURATION: '20s', POOL_PER_VU: '5' };
+  if (data === 'csv') {
+    // PTF's files: the same pool as DATA=db would take, patrons, the service point.
+    const dir = mkdtempSync(join(tmpdir(), 'fp-drill-csv-'));
+    writeFileSync(join(dir, 'available.csv'), items.slice(0, 5).join('\n') + '\n');
+    const patrons = sql(`select jsonb->>'barcode' from ${userTable} where jsonb->>'username' <> 'folio_admin' and jsonb->>'active' = 'true' and coalesce(jsonb->>'barcode', '') <> '' order by 1 limit 20`);
+    writeFileSync(join(dir, 'user_barcodes.csv'), patrons + '\n');
+    writeFileSync(join(dir, 'service_point.csv'), sp + '\n');
+    vars.DATA = `csv:${dir}`;
+  }
   const other = sql(`select id from ${userTable} where jsonb->>'username' <> 'folio_admin' and jsonb->>'active' = 'true' order by id limit 1`);
-  const r = startRun('foreign-loan', { DURATION: '20s', POOL_PER_VU: '5' });
+  const r = startRun(`foreign-loan-${data}`, vars);
   await loadStarted();
-  // One loan on an item outside the run's pool, one on an item of it (the run's 4th), both at the
-  // run's service point, dated now, created by another account.
+  // One loan on an item outside the run's pool, one on an item of it (the run's 4th), at the run's
+  // service point, made now through the API and then attributed to another account, as if another
+  // staff member had checked them out.
   const foreign = [items[150], items[3]];
-  for (const barcode of foreign) {
-    await waitFor(
-      () =>
-        sql(`with it as (select id from ${itemTable} where jsonb->>'barcode' = '${barcode}'
-                and not exists (select 1 from ${loanTable} l where l.jsonb->>'itemId' = ${itemTable}.id::text and lower(l.jsonb->'status'->>'name') = 'open')),
-              ins as (insert into ${loanTable} (id, jsonb) select gen_random_uuid(), jsonb_build_object('itemId', it.id::text, 'userId', '${other}',
-                'status', jsonb_build_object('name', 'Open'), 'action', 'checkedout', 'loanDate', to_char(now() at time zone 'utc', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"'),
-                'checkoutServicePointId', '${sp}', 'metadata', jsonb_build_object('createdByUserId', '${other}')) from it on conflict do nothing returning 1),
-              upd as (update ${itemTable} set jsonb = jsonb_set(jsonb, '{status,name}', '"Checked out"') where jsonb->>'barcode' = '${barcode}' and exists (select 1 from ins) returning 1)
-             select count(*) from ins`) === '1',
-      { seconds: 20, what: `a foreign loan on ${barcode}` },
-    );
+  const patron = sql(`select jsonb->>'barcode' from ${userTable} where jsonb->>'username' <> 'folio_admin' and jsonb->>'active' = 'true' and coalesce(jsonb->>'barcode', '') <> '' order by 1 desc limit 1`);
+  const okapi = `http://127.0.0.1:${env('FP_MINIFOLIO_PORT')}`;
+  const login = await fetch(`${okapi}/authn/login`, {
+    method: 'POST',
+    headers: { 'Content-Type': 'application/json', 'X-Okapi-Tenant': tenant },
+    body: JSON.stringify({ username: 'folio_admin', password: 'admin' }),
+  });
+  const headers = { 'Content-Type': 'application/json', 'X-Okapi-Tenant': tenant, 'X-Okapi-Token': login.headers.get('x-okapi-token') };
+  for (const itemBarcode of foreign) {
+    // The run's own item may be on loan to the run right now: try until it is back.
+    const loan = await waitFor(async () => {
+      const res = await fetch(`${okapi}/circulation/check-out-by-barcode`, {
+        method: 'POST', headers, body: JSON.stringify({ itemBarcode, userBarcode: patron, servicePointId: sp, loanDate: new Date().toISOString() }),
+      });
+      return res.status === 201 ? res.json() : null;
+    }, { seconds: 20, what: `a check-out of ${itemBarcode} for the other account` });
+    sql(`update ${loanTable} set jsonb = jsonb_set(jsonb, '{metadata,createdByUserId}', '"${other}"') where id = '${loan.id}'`);
   }
   const { code, out } = await r.done(120);
   assert.notEqual(code, 'timeout', out);
   const stillOpen = lines(sql(`select i.jsonb->>'barcode' from ${loanTable} l join ${itemTable} i on i.id::text = l.jsonb->>'itemId'
     where lower(l.jsonb->'status'->>'name') = 'open' and l.jsonb->'metadata'->>'createdByUserId' = '${other}' order by 1`));
   assert.deepEqual(stillOpen, [...foreign].sort(), `the other account's loans are still open:\n${out}`);
+  assert.deepEqual(checkedOutItems().filter((b) => foreign.includes(b)), [...foreign].sort(), 'the other account\'s items are still Checked out');
   assertClean('after a run beside a foreign loan', { keep: foreign });
   assert.match(out, /teardown checked in/);
-});
+}
 
 // Restarts one minifolio module with its own command line and environment (the pid file is
 // rewritten so `minifolio down` stops the new process).
