@@ -270,8 +270,13 @@ export class VuPool {
 export function placeAfterFailure({ item, openLoans, operatorId, checkinPool }) {
   if (!item) return { place: 'drop', why: 'the item is gone' };
   const status = item.status && item.status.name;
-  if (openLoans && openLoans.length > 0) {
-    const by = openLoans[0].metadata && openLoans[0].metadata.createdByUserId;
+  // Only loans that answer the question count (an item's open loans): a target that ignored the
+  // query must not make a loan look absent, or another item's loan look like this one's.
+  const all = openLoans || [];
+  const open = all.filter((l) => l.itemId === item.id && l.status && l.status.name === 'Open');
+  if (open.length !== all.length) return { place: 'drop', why: 'the loans lookup answered loans of other items or not open' };
+  if (open.length > 0) {
+    const by = open[0].metadata && open[0].metadata.createdByUserId;
     // A loan another account made on the run's item is not the run's to check in.
     if (checkinPool !== 'any' && by !== operatorId) return { place: 'drop', why: `its open loan was created by another account (${by || 'unknown'})` };
     return { place: 'checkedOut', why: 'it has an open loan' };

@@ -95,10 +95,11 @@ export function cicoWorkflow(run, read) {
   }
 
   function operatorId(session) {
-    const url = `${cfg.folio.url}/users?${api.queryString(['query', `username==${api.cqlQuote(cfg.folio.user)}`, 'limit', 1])}`;
+    const url = `${cfg.folio.url}/users${api.queryString(['query', `username==${api.cqlQuote(cfg.folio.user)}`, 'limit', 1])}`;
     const res = http.get(url, { headers: session.headers(), tags: { name: 'GET /users' } });
     const body = api.parseJson(res.body);
-    const id = res.status === 200 && body && Array.isArray(body.users) && body.users[0] && body.users[0].id;
+    const users = res.status === 200 && body && Array.isArray(body.users) ? body.users.filter((u) => u.username === cfg.folio.user) : [];
+    const id = users.length === 1 && users[0].id;
     if (!id) return { error: `cannot read the operator account "${cfg.folio.user}" (GET /users answered ${res.status}); fix: give FOLIO_USER the permission users.collection.get` };
     return { id };
   }
@@ -157,14 +158,16 @@ export function cicoWorkflow(run, read) {
   // placeAfterFailure); a failed re-read backs off (VuPool.recheckFailed).
   function recheck(itemBarcode, data) {
     const params = (name) => ({ headers: vu.session.headers(), tags: { name: RECOVER_PREFIX + name }, timeout: '30s' });
-    const itemRes = http.get(`${cfg.folio.url}/inventory/items?${api.queryString(['query', `barcode==${api.cqlQuote(itemBarcode)}`, 'limit', 1])}`, params('GET /inventory/items'));
+    const itemRes = http.get(`${cfg.folio.url}/inventory/items${api.queryString(['query', `barcode==${api.cqlQuote(itemBarcode)}`, 'limit', 1])}`, params('GET /inventory/items'));
     const items = itemRes.status === 200 ? api.parseJson(itemRes.body) : null;
     if (!items || !Array.isArray(items.items)) return vu.pool.recheckFailed(itemBarcode, Date.now());
-    const item = items.items[0] || null;
+    // Only what answers the question: a target that ignored the query must not make the VU act on
+    // another item or loan.
+    const item = items.items.find((x) => x.barcode === itemBarcode) || null;
     let openLoans = [];
     if (item) {
       const q = `(itemId==${api.cqlId(item.id)} and status.name=="Open")`;
-      const loanRes = http.get(`${cfg.folio.url}/circulation/loans?${api.queryString(['query', q, 'limit', 1])}`, params('GET /circulation/loans'));
+      const loanRes = http.get(`${cfg.folio.url}/circulation/loans${api.queryString(['query', q, 'limit', 1])}`, params('GET /circulation/loans'));
       const loans = loanRes.status === 200 ? api.parseJson(loanRes.body) : null;
       if (!loans || !Array.isArray(loans.loans)) return vu.pool.recheckFailed(itemBarcode, Date.now());
       openLoans = loans.loans;
@@ -190,18 +193,20 @@ export function cicoWorkflow(run, read) {
       for (const l of loans) {
         const barcode = l.item && l.item.barcode;
         const by = l.metadata && l.metadata.createdByUserId;
-        if (barcode && pool.has(barcode) && (cfg.checkinPool === 'any' || by === data.operatorId)) out.push({ barcode, why: 'open loan' });
+        const open = l.status && l.status.name === 'Open' && l.checkoutServicePointId === data.servicePointId && Date.parse(l.loanDate) >= Date.parse(data.startedAt);
+        if (open && barcode && pool.has(barcode) && (cfg.checkinPool === 'any' || by === data.operatorId)) out.push({ barcode, why: 'open loan' });
       }
       if (loans.length < 100) break;
     }
     const barcodes = Array.from(pool);
     for (let i = 0; i < barcodes.length; i += 50) {
       const any = barcodes.slice(i, i + 50).map((b) => `barcode==${api.cqlQuote(b)}`).join(' or ');
-      const items = get(`/inventory/items?${api.queryString(['query', `(${any}) and status.name=="Checked out"`, 'limit', 50])}`, 'GET /inventory/items').items || [];
-      for (const it of items) {
+      const items = get(`/inventory/items${api.queryString(['query', `(${any}) and status.name=="Checked out"`, 'limit', 50])}`, 'GET /inventory/items').items || [];
+      for (const it of items.filter((x) => pool.has(x.barcode) && x.status && x.status.name === 'Checked out')) {
         const q = `(itemId==${api.cqlId(it.id)} and status.name=="Open")`;
-        const loans = get(`/circulation/loans?${api.queryString(['query', q, 'limit', 1])}`, 'GET /circulation/loans').loans || [];
-        if (loans.length === 0) out.push({ barcode: it.barcode, why: 'Checked out without a loan' });
+        const loans = get(`/circulation/loans${api.queryString(['query', q, 'limit', 1])}`, 'GET /circulation/loans').loans || [];
+        const open = loans.filter((l) => l.itemId === it.id && l.status && l.status.name === 'Open');
+        if (open.length === 0) out.push({ barcode: it.barcode, why: 'Checked out without a loan' });
       }
     }
     return out;

@@ -203,7 +203,9 @@ async function foreignLoanDrill(data) {
   assert.notEqual(code, 'timeout', out);
   const stillOpen = lines(sql(`select i.jsonb->>'barcode' from ${loanTable} l join ${itemTable} i on i.id::text = l.jsonb->>'itemId'
     where lower(l.jsonb->'status'->>'name') = 'open' and l.jsonb->'metadata'->>'createdByUserId' = '${other}' order by 1`));
-  assert.deepEqual(stillOpen, [...foreign].sort(), `the other account's loans are still open:\n${out}`);
+  const story = sql(`select i.jsonb->>'barcode', l.jsonb->'status'->>'name', l.jsonb->>'loanDate', l.jsonb->>'returnDate', l.jsonb->'metadata'
+    from ${loanTable} l join ${itemTable} i on i.id::text = l.jsonb->>'itemId' where i.jsonb->>'barcode' in ('${foreign.join("','")}') order by l.jsonb->>'loanDate'`);
+  assert.deepEqual(stillOpen, [...foreign].sort(), `the other account's loans are still open; their loans:\n${story}\n${out}`);
   assert.deepEqual(checkedOutItems().filter((b) => foreign.includes(b)), [...foreign].sort(), 'the other account\'s items are still Checked out');
   assertClean('after a run beside a foreign loan', { keep: foreign });
   assert.match(out, /teardown checked in/);

@@ -136,17 +136,21 @@ test('VU pool: a failed item comes back once its state is known, with backoff wh
 
 test('after a failure an item goes where its state says, and never takes another account\'s loan', () => {
   const me = 'op-1';
-  const loanBy = (id) => [{ id: 'l', metadata: { createdByUserId: id } }];
+  const loanBy = (id, extra = {}) => [{ id: 'l', itemId: 'i1', status: { name: 'Open' }, metadata: { createdByUserId: id }, ...extra }];
+  const item = (name) => ({ id: 'i1', status: { name } });
   const cases = [
     [{ item: null, openLoans: [] }, 'drop'],
-    [{ item: { status: { name: 'Available' } }, openLoans: [] }, 'available'],
+    [{ item: item('Available'), openLoans: [] }, 'available'],
     // The server committed the check-out whose answer was lost.
-    [{ item: { status: { name: 'Checked out' } }, openLoans: loanBy(me) }, 'checkedOut'],
+    [{ item: item('Checked out'), openLoans: loanBy(me) }, 'checkedOut'],
     // A check-in whose undo failed: Checked out without a loan; a check-in repairs it.
-    [{ item: { status: { name: 'Checked out' } }, openLoans: [] }, 'checkedOut'],
-    [{ item: { status: { name: 'Checked out' } }, openLoans: loanBy('someone-else') }, 'drop'],
-    [{ item: { status: { name: 'Checked out' } }, openLoans: loanBy('someone-else') , checkinPool: 'any' }, 'checkedOut'],
-    [{ item: { status: { name: 'In transit' } }, openLoans: [] }, 'drop'],
+    [{ item: item('Checked out'), openLoans: [] }, 'checkedOut'],
+    [{ item: item('Checked out'), openLoans: loanBy('someone-else') }, 'drop'],
+    [{ item: item('Checked out'), openLoans: loanBy('someone-else'), checkinPool: 'any' }, 'checkedOut'],
+    [{ item: item('In transit'), openLoans: [] }, 'drop'],
+    // A lookup whose query was ignored (another item's loan, a closed one) proves nothing.
+    [{ item: item('Checked out'), openLoans: loanBy(me, { itemId: 'i2' }) }, 'drop'],
+    [{ item: item('Checked out'), openLoans: loanBy(me, { status: { name: 'Closed' } }) }, 'drop'],
   ];
   for (const [input, want] of cases) {
     const got = placeAfterFailure({ operatorId: me, checkinPool: 'own', ...input });
