@@ -43,6 +43,9 @@ function runPool(limit) {
   return { sp, items };
 }
 
+// Patrons the run may serve (active, no manual block), as it selects them.
+const patrons = (limit) => lines(sql(`prepare u(int, text) as ${poolQueries(tenant).activeUsers}; execute u(${limit}, 'folio_admin')`));
+
 // Starts tools/run.sh in its own process group (a signal reaches run.sh and k6 as Ctrl-C does).
 function startRun(name, vars) {
   const testid = `drill-${name}-${Date.now()}`;
@@ -169,8 +172,7 @@ async function foreignLoanDrill(data) {
     // PTF's files: the same pool as DATA=db would take, patrons, the service point.
     const dir = mkdtempSync(join(tmpdir(), 'fp-drill-csv-'));
     writeFileSync(join(dir, 'available.csv'), items.slice(0, 5).join('\n') + '\n');
-    const patrons = sql(`select jsonb->>'barcode' from ${userTable} where jsonb->>'username' <> 'folio_admin' and jsonb->>'active' = 'true' and coalesce(jsonb->>'barcode', '') <> '' order by 1 limit 20`);
-    writeFileSync(join(dir, 'user_barcodes.csv'), patrons + '\n');
+    writeFileSync(join(dir, 'user_barcodes.csv'), patrons(20).join('\n') + '\n');
     writeFileSync(join(dir, 'service_point.csv'), sp + '\n');
     vars.DATA = `csv:${dir}`;
   }
@@ -181,7 +183,7 @@ async function foreignLoanDrill(data) {
   // service point, made now through the API and then attributed to another account, as if another
   // staff member had checked them out.
   const foreign = [items[150], items[3]];
-  const patron = sql(`select jsonb->>'barcode' from ${userTable} where jsonb->>'username' <> 'folio_admin' and jsonb->>'active' = 'true' and coalesce(jsonb->>'barcode', '') <> '' order by 1 desc limit 1`);
+  const patron = patrons(40).at(-1);
   const okapi = `http://127.0.0.1:${env('FP_MINIFOLIO_PORT')}`;
   const login = await fetch(`${okapi}/authn/login`, {
     method: 'POST',
