@@ -284,7 +284,7 @@ export function cicoWorkflow(run, read) {
       if (Date.now() >= deadline) break;
       sleep(Math.max(0.2, Math.min(5000, settleMs, deadline - Date.now()) / 1000));
     }
-    // What is still out: the last listing's items not checked in since, and those given up on.
+    // What is still out: every item whose check-in failed and never succeeded afterwards.
     const left = new Map();
     for (const [b, n] of tries) if (n > 0) left.set(b, lastError.get(b));
     const secs = Math.round((Date.now() - t0) / 1000);
