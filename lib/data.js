@@ -6,6 +6,8 @@
 // and an item it checks out moves to its own check-in pool (and back on check-in). So on a healthy
 // target no check-out hits "Item is already checked out" and functional errors stay at zero.
 
+import { durationMs } from './profiles.js';
+
 /**
  * The index-th of `parts` contiguous, disjoint slices of `pool`; together they cover it exactly.
  * Sizes differ by at most one.
@@ -93,6 +95,63 @@ export function poolQueries(tenant) {
 }
 
 /**
+ * What teardown looks for (see lib/k6/cico.js): the run's item barcodes come as a JSON array ($3 /
+ * $1), since the SQL driver binds scalars only.
+ * - runOpenLoans: open loans made at the run's service point ($1) since the run started ($2, the
+ *   loanDate the scripts send, i.e. k6's clock) on an item of the run's pools ($3); with $4 (the
+ *   operator's username, CHECKIN_POOL=own) only those that account created (RMB's
+ *   metadata.createdByUserId). A loan another account makes during the run on another item, or on
+ *   one of these items, is never touched.
+ * - strandedItems: items of the run's pools ($1) that are Checked out without an open loan, the
+ *   state a check-in leaves when its item update and then its undo failed. A check-in by barcode
+ *   (legal without a loan) makes them Available; there is no loan to close, so nobody's loan is
+ *   touched.
+ */
+export function leftoverQueries(tenant) {
+  const inv = schema(tenant, 'mod_inventory_storage');
+  const circ = schema(tenant, 'mod_circulation_storage');
+  const users = schema(tenant, 'mod_users');
+  return {
+    runOpenLoans: `SELECT i.jsonb->>'barcode' AS barcode FROM ${circ}.loan l
+        JOIN ${inv}.item i ON i.id::text = l.jsonb->>'itemId'
+       WHERE lower(l.jsonb->'status'->>'name') = 'open' AND l.jsonb->>'checkoutServicePointId' = $1
+         AND (l.jsonb->>'loanDate')::timestamptz >= $2::timestamptz
+         AND i.jsonb->>'barcode' IN (SELECT jsonb_array_elements_text($3::jsonb))
+         AND ($4::text IS NULL OR l.jsonb->'metadata'->>'createdByUserId' IN
+              (SELECT id::text FROM ${users}.users WHERE jsonb->>'username' = $4::text))
+       ORDER BY 1`,
+    strandedItems: `SELECT i.jsonb->>'barcode' AS barcode FROM ${inv}.item i
+       WHERE i.jsonb->>'barcode' IN (SELECT jsonb_array_elements_text($1::jsonb))
+         AND i.jsonb->'status'->>'name' = 'Checked out'
+         AND NOT EXISTS (SELECT 1 FROM ${circ}.loan l WHERE l.jsonb->>'itemId' = i.id::text AND lower(l.jsonb->'status'->>'name') = 'open')
+       ORDER BY 1`,
+  };
+}
+
+/**
+ * How long teardown keeps looking for loans after its first pass. When the load was cut short (an
+ * interrupt, an abort, or iterations stopped at the end of their graceful stop) requests were
+ * cancelled on the client while the server may still commit them: a cancelled check-out's loan
+ * appears after teardown's first listing. Any request k6 would have waited for ends within the
+ * per-request timeout (inFlightMs), so teardown looks again until that long has passed with nothing
+ * new. A run that ended on its own had no request in flight: a short second look suffices.
+ * scenarios: k6's (startTime, duration, gracefulStop); elapsedMs: since the load started.
+ */
+export function teardownSettleMs({ scenarios, elapsedMs, inFlightMs, shortMs = 2000 }) {
+  let end = 0;
+  let grace = 0;
+  for (const s of Object.values(scenarios)) {
+    const e = (durationMs(s.startTime || '0s') || 0) + (durationMs(s.duration) || 0);
+    if (e >= end) {
+      end = e;
+      grace = durationMs(s.gracefulStop || '30s') || 0;
+    }
+  }
+  const cut = elapsedMs < end - 1000 || elapsedMs >= end + grace - 500;
+  return { cut, settleMs: cut ? inFlightMs : shortMs };
+}
+
+/**
  * How many VU slots to partition for: k6 numbers VUs 1..N across all scenarios, and never
  * initialises more than the scenarios' VUs added up, so that sum is a safe upper bound of __VU.
  */
@@ -111,9 +170,19 @@ export function checkPools(pools) {
   return problems;
 }
 
+// Re-reading an item whose transaction failed: first after RECHECK_BASE_MS, then twice as long
+// after each failed re-read, up to RECHECK_MAX_MS, so a dead target gets one request per VU every
+// half minute rather than a VU's whole pool at once.
+export const RECHECK_BASE_MS = 1000;
+export const RECHECK_MAX_MS = 30000;
+
 /**
- * One VU's pools. Items move between `available` and `checkedOut` as the VU checks them out and in;
- * an item whose transaction failed is dropped (its state is unknown; teardown cleans up loans).
+ * One VU's pools. Items move between `available` and `checkedOut` as the VU checks them out and in.
+ * An item whose transaction failed is in an unknown state (the server may have committed the
+ * request whose answer was lost): it waits in `suspects` until the VU re-reads it
+ * (`dueSuspect`), then goes back to the pool its state says (`resolve`), or is dropped when it is
+ * no longer the run's to touch. So a fault of a few seconds costs a few failed transactions, not
+ * the VU's whole pool for the rest of the run.
  */
 export class VuPool {
   constructor({ available, checkedOut, users }) {
@@ -122,6 +191,7 @@ export class VuPool {
     this.users = users.slice();
     this.nextUser = 0;
     this.dropped = 0;
+    this.suspects = []; // { itemBarcode, attempts, dueMs }
   }
 
   // The transaction to run, given the drawn one: fall back to the other when its pool is empty.
@@ -153,9 +223,94 @@ export class VuPool {
     this.available.push(itemBarcode);
   }
 
-  failed() {
-    this.dropped++;
+  // The transaction of itemBarcode failed at nowMs: re-read it later.
+  failed(itemBarcode, nowMs) {
+    this.suspects.push({ itemBarcode, attempts: 0, dueMs: nowMs + RECHECK_BASE_MS });
   }
+
+  // The suspect whose re-read is due at nowMs (the longest waiting first), or null.
+  dueSuspect(nowMs) {
+    let best = null;
+    for (const s of this.suspects) if (s.dueMs <= nowMs && (best === null || s.dueMs < best.dueMs)) best = s;
+    return best ? best.itemBarcode : null;
+  }
+
+  // When the next re-read is due (ms), or null without suspects.
+  nextDueMs() {
+    let t = null;
+    for (const s of this.suspects) if (t === null || s.dueMs < t) t = s.dueMs;
+    return t;
+  }
+
+  // The re-read failed too (the target is still down): back off.
+  recheckFailed(itemBarcode, nowMs) {
+    const s = this.suspects.find((x) => x.itemBarcode === itemBarcode);
+    if (!s) return;
+    s.attempts++;
+    s.dueMs = nowMs + Math.min(RECHECK_MAX_MS, RECHECK_BASE_MS * 2 ** s.attempts);
+  }
+
+  // The item's state is known: place is 'available', 'checkedOut' or 'drop' (see placeAfterFailure).
+  resolve(itemBarcode, place) {
+    const i = this.suspects.findIndex((x) => x.itemBarcode === itemBarcode);
+    if (i < 0) return;
+    this.suspects.splice(i, 1);
+    if (place === 'available') this.available.push(itemBarcode);
+    else if (place === 'checkedOut') this.checkedOut.push(itemBarcode);
+    else this.dropped++;
+  }
+}
+
+/**
+ * Where an item goes after a failed transaction, from what the target says now.
+ * item: the inventory item ({ status: { name } }) or null when not found; openLoans: its open
+ * loans; operatorId: the run's operator (user id); checkinPool: 'own' or 'any'.
+ * Returns { place: 'available' | 'checkedOut' | 'drop', why }.
+ */
+export function placeAfterFailure({ item, openLoans, operatorId, checkinPool }) {
+  if (!item) return { place: 'drop', why: 'the item is gone' };
+  const status = item.status && item.status.name;
+  // Only loans that answer the question count (an item's open loans): a target that ignored the
+  // query must not make a loan look absent, or another item's loan look like this one's.
+  const all = openLoans || [];
+  const open = all.filter((l) => l.itemId === item.id && l.status && l.status.name === 'Open');
+  if (open.length !== all.length) return { place: 'drop', why: 'the loans lookup answered loans of other items or not open' };
+  if (open.length > 0) {
+    const by = open[0].metadata && open[0].metadata.createdByUserId;
+    // A loan another account made on the run's item is not the run's to check in.
+    if (checkinPool !== 'any' && by !== operatorId) return { place: 'drop', why: `its open loan was created by another account (${by || 'unknown'})` };
+    return { place: 'checkedOut', why: 'it has an open loan' };
+  }
+  if (status === 'Available') return { place: 'available', why: 'it is Available' };
+  // Checked out without an open loan is the half state of an interrupted compensation: a check-in
+  // (legal without a loan) makes it Available again.
+  if (status === 'Checked out') return { place: 'checkedOut', why: 'it is Checked out without an open loan' };
+  return { place: 'drop', why: `its status is ${status}` };
+}
+
+/**
+ * One VU's share of the run's pools, capped at perVu items per pool (users are shared when there
+ * are fewer than slots). teardown takes the union of every slot's share (runItemBarcodes): the
+ * only items the run can have touched.
+ */
+export function vuShare(source, slots, index, perVu) {
+  const cap = (a) => (a.length > perVu ? a.slice(0, perVu) : a);
+  return {
+    available: cap(partition(source.available, slots, index)),
+    checkedOut: cap(partition(source.checkedOut, slots, index)),
+    users: source.users.length >= slots ? cap(partition(source.users, slots, index)) : Array.from(source.users),
+  };
+}
+
+// Every item barcode some VU's share holds: what teardown may check in.
+export function runItemBarcodes(source, slots, perVu) {
+  const out = [];
+  for (let i = 0; i < slots; i++) {
+    const s = vuShare(source, slots, i, perVu);
+    for (const b of s.available) out.push(b);
+    for (const b of s.checkedOut) out.push(b);
+  }
+  return out;
 }
 
 // A VU's share of the run's pools. Users are partitioned only when there are enough of them;

@@ -11,3 +11,11 @@ test-e2e-influx-loss: $(BIN)/k6 $(BIN)/minifolio ## InfluxDB paused during runs:
 .PHONY: test-e2e-db-password
 test-e2e-db-password: $(BIN)/k6 $(BIN)/minifolio ## a DB password with @ # / ? % space ' " \ through its own stack and a run; in no log
 	@node --test --test-reporter=spec --test-concurrency=1 tests/e2e/db-password.test.mjs
+
+# The reliability drills (interrupt under lotus, a second Ctrl-C, a foreign loan, a module and a
+# PostgreSQL restart mid-run, a failed undo): whole runs with faults, about 5 minutes, so not in
+# `make test`. Needs the test stack (source tools/test-env.sh && stack/stack.sh up).
+.PHONY: drills test-e2e-drills
+drills: test-e2e-drills ## reliability drills on the test stack (~5 min): interrupts, faults, foreign loans; nothing left checked out
+test-e2e-drills: $(BIN)/k6 $(BIN)/minifolio
+	@node --test --test-reporter=spec --test-concurrency=1 tests/e2e/drills.test.mjs

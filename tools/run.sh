@@ -108,6 +108,7 @@ out=results/$TESTID
 mkdir -p "$out"
 echo "==> k6: $script PROFILE=$PROFILE against minifolio ($MINIFOLIO_PROFILE), testid $TESTID"
 set +e
+trap ':' INT # Ctrl-C reaches k6 (same process group); this script lives on to check what k6 left
 # The output writes what it delivered to sample-loss.json when it stops
 # (before handleSummary); SAMPLE_LOSS decides what a loss does to the run.
 rm -f "$out/sample-loss.json"
@@ -117,6 +118,32 @@ K6_INFLUXDB_LOSS_FILE="$out/sample-loss.json" K6_ENV=${K6_ENV:-local} TESTID=$TE
   K6_NO_USAGE_REPORT=true bin/k6 run --quiet --address= -o "influxdb-lp=http://127.0.0.1:$FP_INFLUX_PORT/k6" "$script"
 rc=$?
 set -e
+
+# What the run left checked out. The reset above truncated the loans and made every item
+# Available, so any open loan or Checked-out item now is this run's. Teardown checks them in;
+# a second Ctrl-C makes k6 exit at once (105) without it.
+leftovers() {
+  PGPASSWORD=$FOLIO_DB_PASSWORD psql -X -q -t -A -h 127.0.0.1 -p "$FP_PG_PORT" -U folio -d folio -c \
+    "SELECT i.jsonb->>'barcode' FROM fs09000000_mod_inventory_storage.item i WHERE i.jsonb->'status'->>'name' = 'Checked out'
+       OR EXISTS (SELECT 1 FROM fs09000000_mod_circulation_storage.loan l WHERE l.jsonb->>'itemId' = i.id::text
+                  AND lower(l.jsonb->'status'->>'name') = 'open') ORDER BY 1" 2>&1
+}
+left=
+[ "$WORKFLOW" = cico ] && { left=$(leftovers) || { echo "==> cannot check what the run left checked out: ${left%%$'\n'*}"; left=; }; }
+# Stopped k6 (105): requests it dropped may still be committing; list until two listings agree.
+if [ "$WORKFLOW" = cico ] && [ "$rc" = 105 ]; then
+  for _ in 1 2 3 4 5; do
+    sleep 2
+    again=$(leftovers) || break
+    [ "$again" = "$left" ] && break
+    left=$again
+  done
+fi
+trap - INT
+if [ -n "$left" ]; then
+  echo "==> the run left $(wc -l <<<"$left") items checked out: $(head -n 20 <<<"$left" | tr '\n' ' ')"
+  echo "    fix: MINIFOLIO_DB=postgres://folio:<FOLIO_DB_PASSWORD>@127.0.0.1:$FP_PG_PORT/folio bin/minifolio reset (the next make run resets too)"
+fi
 # Samples that did not reach InfluxDB: said in the summary, and a failed run
 # under SAMPLE_LOSS=fail (exit 96 when k6 itself passed).
 if [ -f "$out/sample-loss.json" ]; then

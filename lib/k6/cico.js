@@ -8,14 +8,29 @@ import exec from 'k6/execution';
 import { sleep } from 'k6';
 import { Trend, Rate } from 'k6/metrics';
 import { Session } from './auth.js';
-import { makeClient, failureLog } from './folio.js';
-import { sharedPoolsFromDb, poolsFromCsv, runLoansFromDb } from './data.js';
+import { makeClient, failureLog, REQUEST_TIMEOUT } from './folio.js';
+import { sharedPoolsFromDb, poolsFromCsv, runLeftoversFromDb } from './data.js';
 import { checkOut, checkIn, selectTransaction, CHECK_OUT, CHECK_IN } from '../transactions.js';
-import { vuPool, checkPools, partition } from '../data.js';
+import { vuPool, checkPools, vuShare, runItemBarcodes, placeAfterFailure, teardownSettleMs } from '../data.js';
+import { durationMs } from '../profiles.js';
 import * as api from '../folio.js';
 
-// Teardown's clean-up calls carry their own names so they never count in the run's per-API numbers.
+// Teardown's clean-up calls, and a VU's re-reads of an item whose transaction failed, carry their
+// own names so they never count in the run's per-API numbers.
 const TEARDOWN_PREFIX = 'teardown ';
+const RECOVER_PREFIX = 'recover ';
+// What to do when a run leaves items checked out (named in every such message).
+const RECOVERY = "on minifolio run bin/minifolio reset; on a real FOLIO, PTF's checkin-checkout-db-restore.sql";
+// A teardown check-in that failed this often is reported instead of retried.
+const TEARDOWN_TRIES = 3;
+
+// A duration setting in ms, or the default; a bad value stops k6 in init with one line.
+function settingMs(v, name, dflt) {
+  if (v === undefined || v === '') return dflt;
+  const ms = durationMs(v);
+  if (ms === null) throw `folio-perf: ${name} "${v}" is not a duration; fix: use e.g. ${name}=60s`;
+  return ms;
+}
 
 export function cicoWorkflow(run, read) {
   const { cfg } = run;
@@ -24,6 +39,7 @@ export function cicoWorkflow(run, read) {
   // returned from setup(), which k6 would copy into every VU).
   const csv = cfg.data.kind === 'csv' ? poolsFromCsv(read, cfg.data.dir) : null;
   const db = cfg.data.kind === 'db' ? sharedPoolsFromDb(cfg, run.slots * run.perVu, env.SERVICE_POINT_ID || null) : null;
+  const inFlightMs = settingMs(env.TEARDOWN_SETTLE, 'TEARDOWN_SETTLE', durationMs(REQUEST_TIMEOUT));
   const transactionDuration = new Trend('transaction_duration', true);
   const transactionFailed = new Rate('transaction_failed');
 
@@ -65,25 +81,34 @@ export function cicoWorkflow(run, read) {
       console.warn(`folio-perf: only ${counts.available.length} available items for up to ${run.slots} VUs; some VUs will only check in`);
     }
     console.log(`folio-perf: test data: ${counts.available.length} available items, ${counts.checkedOut.length} checked out, ${counts.users.length} patrons, service point ${servicePointId}`);
+    // The operator's user id: loans it created (metadata.createdByUserId) are the only ones a VU
+    // takes back after a failed transaction, and (DATA=csv) the only ones teardown checks in.
+    const who = operatorId(session);
+    if (who.error) return abort(who.error);
     return {
       testid: exec.test.options.tags.testid,
       startedAt: new Date().toISOString(),
       servicePointId,
       slots: run.slots,
+      operatorId: who.id,
     };
+  }
+
+  function operatorId(session) {
+    const url = `${cfg.folio.url}/users${api.queryString(['query', `username==${api.cqlQuote(cfg.folio.user)}`, 'limit', 1])}`;
+    const res = http.get(url, { headers: session.headers(), tags: { name: 'GET /users' } });
+    const body = api.parseJson(res.body);
+    const users = res.status === 200 && body && Array.isArray(body.users) ? body.users.filter((u) => u.username === cfg.folio.user) : [];
+    const id = users.length === 1 && users[0].id;
+    if (!id) return { error: `cannot read the operator account "${cfg.folio.user}" (GET /users answered ${res.status}); fix: give FOLIO_USER the permission users.collection.get` };
+    return { id };
   }
 
   let vu = null;
 
   function initVu(data) {
     const idx = (exec.vu.idInTest - 1) % data.slots;
-    const source = db || csv;
-    const cap = (a) => (a.length > run.perVu ? a.slice(0, run.perVu) : a);
-    const share = {
-      available: cap(partition(source.available, data.slots, idx)),
-      checkedOut: cap(partition(source.checkedOut, data.slots, idx)),
-      users: source.users.length >= data.slots ? cap(partition(source.users, data.slots, idx)) : Array.from(source.users),
-    };
+    const share = vuShare(db || csv, data.slots, idx, run.perVu);
     const log = failureLog(exec.vu.idInTest);
     const session = new Session(cfg);
     vu = { pool: vuPool(share, 1, 0), session, log, client: makeClient({ cfg, session, think: run.think, log }), idle: false };
@@ -97,14 +122,23 @@ export function cicoWorkflow(run, read) {
       sleep(5);
       return;
     }
+    const suspect = vu.pool.dueSuspect(Date.now());
+    if (suspect !== null) recheck(suspect, data);
     const kind = vu.pool.choose(selectTransaction(run.distribution, Math.random()));
     const job = kind === CHECK_OUT ? vu.pool.takeForCheckOut() : kind === CHECK_IN ? vu.pool.takeForCheckIn() : null;
     if (!job) {
+      const next = vu.pool.nextDueMs();
+      if (next !== null) {
+        // Every item is waiting to be re-read: wait for the first, not for the end of the run.
+        sleep(Math.min(5, Math.max(0.1, (next - Date.now()) / 1000)));
+        return;
+      }
       if (!vu.idle) console.warn(`VU ${exec.vu.idInTest}: no item left in its pool (dropped after failures: ${vu.pool.dropped}); idling`);
       vu.idle = true;
       sleep(1);
       return;
     }
+    vu.idle = false;
     const now = () => new Date().toISOString();
     const opts = { preflight: run.preflight };
     const r =
@@ -113,55 +147,153 @@ export function cicoWorkflow(run, read) {
         : checkIn(vu.client, { ...job, servicePointId: data.servicePointId, now }, opts);
     if (r.ok && kind === CHECK_OUT) vu.pool.checkedOutOk(job.itemBarcode);
     else if (r.ok) vu.pool.checkedInOk(job.itemBarcode);
-    else vu.pool.failed();
+    else vu.pool.failed(job.itemBarcode, Date.now());
     const tags = { transaction: kind };
     transactionFailed.add(!r.ok, tags);
     // Only passed transactions: a fast 422 would otherwise pull the percentiles down.
     if (r.ok) transactionDuration.add(r.durationMs, tags);
   }
 
-  function loansViaApi(session, data) {
-    const barcodes = [];
-    for (let offset = 0; offset < 100000; offset += 100) {
-      const q = api.openLoansSince(data.servicePointId, data.startedAt, 100, offset);
-      const res = http.get(cfg.folio.url + q.url, { headers: session.headers(), tags: { name: TEARDOWN_PREFIX + q.name } });
-      const v = q.verify(res.status, res.body);
-      if (!v.ok) throw new Error(`listing the run's open loans failed (${v.detail}); fix: run folio-perf reset (or PTF's restore SQL) before the next run`);
-      for (const l of v.value.loans) if (l.item && l.item.barcode) barcodes.push(l.item.barcode);
-      if (v.value.loans.length < 100) break;
+  // Re-reads an item whose transaction failed and puts it back where its state says (see
+  // placeAfterFailure); a failed re-read backs off (VuPool.recheckFailed).
+  function recheck(itemBarcode, data) {
+    const params = (name) => ({ headers: vu.session.headers(), tags: { name: RECOVER_PREFIX + name }, timeout: '30s' });
+    const itemRes = http.get(`${cfg.folio.url}/inventory/items${api.queryString(['query', `barcode==${api.cqlQuote(itemBarcode)}`, 'limit', 1])}`, params('GET /inventory/items'));
+    const items = itemRes.status === 200 ? api.parseJson(itemRes.body) : null;
+    if (!items || !Array.isArray(items.items)) return vu.pool.recheckFailed(itemBarcode, Date.now());
+    // Only what answers the question: a target that ignored the query must not make the VU act on
+    // another item or loan.
+    const item = items.items.find((x) => x.barcode === itemBarcode) || null;
+    let openLoans = [];
+    if (item) {
+      const q = `(itemId==${api.cqlId(item.id)} and status.name=="Open")`;
+      const loanRes = http.get(`${cfg.folio.url}/circulation/loans${api.queryString(['query', q, 'limit', 1])}`, params('GET /circulation/loans'));
+      const loans = loanRes.status === 200 ? api.parseJson(loanRes.body) : null;
+      if (!loans || !Array.isArray(loans.loans)) return vu.pool.recheckFailed(itemBarcode, Date.now());
+      openLoans = loans.loans;
     }
-    return barcodes;
+    const p = placeAfterFailure({ item, openLoans, operatorId: data.operatorId, checkinPool: cfg.checkinPool });
+    vu.pool.resolve(itemBarcode, p.place);
+    if (p.place === 'drop') console.warn(`VU ${exec.vu.idInTest}: item ${itemBarcode} leaves the pool after a failed transaction: ${p.why}`);
   }
 
-  // Checks in every item the run checked out and left on loan (VU state is gone by now, so the
-  // loans are found in the database, or through the API with DATA=csv).
+  // DATA=csv: the run's open loans through the API (the same selection as leftoverQueries), and its
+  // items stranded Checked out without a loan.
+  function leftoversViaApi(session, data, pool) {
+    const out = [];
+    const get = (url, name) => {
+      const res = http.get(cfg.folio.url + url, { headers: session.headers(), tags: { name: TEARDOWN_PREFIX + name } });
+      const body = res.status === 200 ? api.parseJson(res.body) : null;
+      if (!body) throw new Error(`listing what the run left checked out failed (${name} answered ${res.status})`);
+      return body;
+    };
+    for (let offset = 0; offset < 100000; offset += 100) {
+      const q = api.openLoansSince(data.servicePointId, data.startedAt, 100, offset);
+      const loans = get(q.url, q.name).loans || [];
+      for (const l of loans) {
+        const barcode = l.item && l.item.barcode;
+        const by = l.metadata && l.metadata.createdByUserId;
+        const open = l.status && l.status.name === 'Open' && l.checkoutServicePointId === data.servicePointId && Date.parse(l.loanDate) >= Date.parse(data.startedAt);
+        if (open && barcode && pool.has(barcode) && (cfg.checkinPool === 'any' || by === data.operatorId)) out.push({ barcode, why: 'open loan' });
+      }
+      if (loans.length < 100) break;
+    }
+    const barcodes = Array.from(pool);
+    for (let i = 0; i < barcodes.length; i += 50) {
+      const any = barcodes.slice(i, i + 50).map((b) => `barcode==${api.cqlQuote(b)}`).join(' or ');
+      const items = get(`/inventory/items${api.queryString(['query', `(${any}) and status.name=="Checked out"`, 'limit', 50])}`, 'GET /inventory/items').items || [];
+      for (const it of items.filter((x) => pool.has(x.barcode) && x.status && x.status.name === 'Checked out')) {
+        const q = `(itemId==${api.cqlId(it.id)} and status.name=="Open")`;
+        const loans = get(`/circulation/loans${api.queryString(['query', q, 'limit', 1])}`, 'GET /circulation/loans').loans || [];
+        const open = loans.filter((l) => l.itemId === it.id && l.status && l.status.name === 'Open');
+        if (open.length === 0) out.push({ barcode: it.barcode, why: 'Checked out without a loan' });
+      }
+    }
+    return out;
+  }
+
+  // Checks in what the run left checked out: its open loans and its items stranded without a loan
+  // (VU state is gone by now, so they are found in the database, or through the API with
+  // DATA=csv). Only the run's: items of its pools, loans since it started, and with
+  // CHECKIN_POOL=own only the operator's. A check-out cancelled by Ctrl-C may still be committed
+  // by the server after the first listing, so teardown lists again until nothing new has appeared
+  // for the settle time (teardownSettleMs), and names by barcode what it could not check in.
   function teardown(data) {
     if (!data || !data.servicePointId) return;
+    const t0 = Date.now();
+    const { cut, settleMs } = teardownSettleMs({ scenarios: run.profile.scenarios, elapsedMs: t0 - Date.parse(data.startedAt), inFlightMs });
+    const budgetMs = Math.max(30000, (durationMs(env.TEARDOWN_TIMEOUT || '10m') || 600000) - 30000);
+    const deadline = t0 + Math.min(budgetMs, settleMs + 120000);
+    console.log(
+      `folio-perf: teardown: checking in what the run left checked out${cut ? `; the load was cut short, so it looks again for ${Math.round(settleMs / 1000)} s (TEARDOWN_SETTLE) for requests the server finishes late` : ''}. ` +
+        `A second Ctrl-C stops k6 at once and leaves them checked out: then ${RECOVERY}`,
+    );
     const session = new Session(cfg);
     const cause = session.login();
     if (cause) {
-      console.error(`folio-perf: teardown cannot log in (${cause}); items may stay checked out: run folio-perf reset`);
+      console.error(`folio-perf: teardown cannot log in (${cause}); items may stay checked out: ${RECOVERY}`);
       return;
     }
-    let barcodes;
-    try {
-      barcodes = cfg.data.kind === 'db' ? runLoansFromDb(cfg, data.servicePointId, data.startedAt) : loansViaApi(session, data);
-    } catch (e) {
-      console.error(`folio-perf: teardown: ${e && e.message ? e.message : e}`);
-      return;
+    const pool = new Set(runItemBarcodes(db || csv, data.slots, run.perVu));
+    const list = () =>
+      cfg.data.kind === 'db' ? runLeftoversFromDb(cfg, { servicePointId: data.servicePointId, sinceIso: data.startedAt, barcodes: pool }) : leftoversViaApi(session, data, pool);
+    const tries = new Map(); // barcode -> failed check-ins
+    const lastError = new Map(); // barcode -> why its check-in failed
+    let checkedIn = 0;
+    let late = 0; // found by a later listing than the first: committed after teardown began
+    const seen = new Set();
+    let listings = 0;
+    let listError = null;
+    let remaining = [];
+    let quietSince = t0;
+    for (;;) {
+      let found;
+      try {
+        found = list();
+        listings++;
+        listError = null;
+      } catch (e) {
+        listError = e && e.message ? e.message : String(e);
+      }
+      if (found) {
+        remaining = found.filter((x) => (tries.get(x.barcode) || 0) < TEARDOWN_TRIES);
+        for (const { barcode } of found) {
+          if (!seen.has(barcode) && listings > 1) late++;
+          seen.add(barcode);
+        }
+        if (remaining.length > 0) quietSince = Date.now();
+        for (const { barcode, why } of remaining) {
+          session.ensureFresh();
+          const q = api.checkInByBarcode({ itemBarcode: barcode, servicePointId: data.servicePointId, checkInDate: new Date().toISOString() });
+          const res = http.post(cfg.folio.url + q.url, q.body, {
+            headers: { ...session.headers(), 'Content-Type': 'application/json' },
+            tags: { name: TEARDOWN_PREFIX + q.name },
+          });
+          const v = q.verify(res.status, res.body);
+          if (v.ok) {
+            checkedIn++;
+            tries.delete(barcode);
+            lastError.delete(barcode);
+          } else {
+            tries.set(barcode, (tries.get(barcode) || 0) + 1);
+            lastError.set(barcode, `${why}: check-in answered ${res.status}${v.detail ? ` ${v.detail}` : ''}`);
+          }
+        }
+        if (remaining.length === 0 && Date.now() - quietSince >= settleMs) break;
+      }
+      if (Date.now() >= deadline) break;
+      sleep(Math.max(0.2, Math.min(5000, settleMs, deadline - Date.now()) / 1000));
     }
-    let failed = 0;
-    for (const itemBarcode of barcodes) {
-      session.ensureFresh();
-      const q = api.checkInByBarcode({ itemBarcode, servicePointId: data.servicePointId, checkInDate: new Date().toISOString() });
-      const res = http.post(cfg.folio.url + q.url, q.body, {
-        headers: { ...session.headers(), 'Content-Type': 'application/json' },
-        tags: { name: TEARDOWN_PREFIX + q.name },
-      });
-      if (!q.verify(res.status, res.body).ok) failed++;
+    // What is still out: every item whose check-in failed and never succeeded afterwards.
+    const left = new Map();
+    for (const [b, n] of tries) if (n > 0) left.set(b, lastError.get(b));
+    const secs = Math.round((Date.now() - t0) / 1000);
+    console.log(`folio-perf: teardown checked in ${checkedIn} items the run left checked out (${listings} listings in ${secs} s; ${late} appeared after the first listing)`);
+    if (listError) console.error(`folio-perf: teardown: ${listError}; items may stay checked out: ${RECOVERY}`);
+    if (left.size > 0) {
+      const named = Array.from(left, ([b, why]) => `${b} (${why})`);
+      console.error(`folio-perf: teardown could not check in ${left.size} items: ${named.slice(0, 50).join(', ')}${named.length > 50 ? ', …' : ''}; ${RECOVERY}`);
     }
-    console.log(`folio-perf: teardown checked in ${barcodes.length - failed} of ${barcodes.length} items the run left checked out`);
-    if (failed) console.error(`folio-perf: teardown could not check in ${failed} items; run folio-perf reset before the next run`);
   }
 
   function testidOf(data) {

@@ -8,7 +8,7 @@ import sql from 'k6/x/sql';
 import driver from 'k6/x/sql/driver/postgres';
 import { SharedArray } from 'k6/data';
 import { dbDsn } from '../config.js';
-import { poolQueries, parseCsvColumn } from '../data.js';
+import { poolQueries, leftoverQueries, parseCsvColumn } from '../data.js';
 
 export const CSV_FILES = { available: 'available.csv', checkedOut: 'checked_out.csv', users: 'user_barcodes.csv' };
 
@@ -60,21 +60,21 @@ export function poolsFromDb(cfg, limit, servicePointOverride) {
 }
 
 /**
- * Open loans this run created (for teardown): at the run's service point since it started.
+ * What the run left checked out (for teardown), as [{ barcode, why }]: its open loans (at the run's
+ * service point, since it started, on an item of its pools; with CHECKIN_POOL=own only those the
+ * operator created) and its items stranded Checked out without a loan. See leftoverQueries.
  */
-export function runLoansFromDb(cfg, servicePointId, sinceIso) {
+export function runLeftoversFromDb(cfg, { servicePointId, sinceIso, barcodes }) {
   const db = openDb(cfg);
-  const t = cfg.folio.tenant;
+  const q = leftoverQueries(cfg.folio.tenant);
+  const list = JSON.stringify(Array.from(barcodes));
   try {
-    const rows = db.query(
-      `SELECT i.jsonb->>'barcode' AS barcode FROM ${t}_mod_circulation_storage.loan l
-         JOIN ${t}_mod_inventory_storage.item i ON i.id::text = l.jsonb->>'itemId'
-        WHERE lower(l.jsonb->'status'->>'name') = 'open' AND l.jsonb->>'checkoutServicePointId' = $1
-          AND (l.jsonb->>'loanDate')::timestamptz >= $2::timestamptz`,
-      servicePointId,
-      sinceIso,
-    );
-    return column(rows, 'barcode');
+    const loans = db.query(q.runOpenLoans, servicePointId, sinceIso, list, cfg.checkinPool === 'any' ? null : cfg.folio.user);
+    const stranded = db.query(q.strandedItems, list);
+    return [
+      ...column(loans, 'barcode').map((barcode) => ({ barcode, why: 'open loan' })),
+      ...column(stranded, 'barcode').map((barcode) => ({ barcode, why: 'Checked out without a loan' })),
+    ];
   } finally {
     db.close();
   }

@@ -9,6 +9,8 @@ import { send } from './http.js';
 import { thinkMs } from '../transactions.js';
 import { jsonDocument } from '../folio.js';
 
+// Teardown waits this long for a request k6 cut short to be committed or abandoned.
+export { REQUEST_TIMEOUT } from './http.js';
 // The UI's headers on a CORS preflight (Orchid plan-level and transaction headers).
 const ORIGIN = 'http://localhost';
 

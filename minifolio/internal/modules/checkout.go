@@ -236,7 +236,8 @@ func (c *circulation) doCheckOut(ctx context.Context, cl caller, req checkOutReq
 		if !c.itemSaved(ctx, cl, itemID, item) {
 			// No half check-out: without the item update the loan must go too,
 			// or the item would stay Available with an open loan on it.
-			return nil, false, c.undo(ctx, cl, err, http.MethodDelete, "/loan-storage/loans/"+str(stored, "id"), nil)
+			return nil, false, c.undo(ctx, cl, err, http.MethodDelete, "/loan-storage/loans/"+str(stored, "id"), nil,
+				"item "+req.ItemBarcode+" stays Available with an open loan: a check-in by barcode (folio-perf's teardown) or minifolio reset repairs it")
 		}
 		slog.Warn("the item update answered an error but was saved; the check-out goes on", "item", itemID, "err", err)
 	}
@@ -270,16 +271,24 @@ func (c *circulation) itemSaved(ctx context.Context, cl caller, itemID string, w
 	return str(stored, "status.name") == str(wrote, "status.name") && str(stored, "status.date") == str(wrote, "status.date")
 }
 
+// undoWaits are the pauses before each attempt of an undo. The fault that failed the step often
+// fails the undo too for a moment (a module restarting, PostgreSQL restarting): a few attempts
+// over about a second ride that out instead of leaving a half-done state behind.
+var undoWaits = []time.Duration{0, 200 * time.Millisecond, 800 * time.Millisecond}
+
 // undo makes the call that takes back a step after the next one failed with
-// err. If the undo fails too, the database is left half done: that is logged
-// and returned with err, never dropped.
-func (c *circulation) undo(ctx context.Context, cl caller, err error, method, path string, body any) error {
-	uerr := c.okapi.do(context.WithoutCancel(ctx), cl, method, path, body, nil)
-	if uerr == nil {
-		return err
+// err. If every attempt fails, the database is left half done (left says how,
+// and what repairs it): that is logged and returned with err, never dropped.
+func (c *circulation) undo(ctx context.Context, cl caller, err error, method, path string, body any, left string) error {
+	var uerr error
+	for _, wait := range undoWaits {
+		time.Sleep(wait)
+		if uerr = c.okapi.do(context.WithoutCancel(ctx), cl, method, path, body, nil); uerr == nil {
+			return err
+		}
 	}
-	slog.Error("undoing a half-done step failed: the database is left inconsistent", "undo", method+" "+path, "cause", err, "err", uerr)
-	return fmt.Errorf("%v; undoing it with %s %s failed too: %v", err, method, path, uerr)
+	slog.Error("undoing a half-done step failed: the database is left inconsistent", "undo", method+" "+path, "left", left, "cause", err, "err", uerr)
+	return fmt.Errorf("%v; undoing it with %s %s failed too: %v (%s)", err, method, path, uerr, left)
 }
 
 func hasOpenLoan(barcode string) *failure {

@@ -15,12 +15,28 @@ import (
 // itemPutFault stands in front of the real storage modules. While armed, it
 // fails PUT /item-storage/items/<id> with RMB's 500: before mod-inventory-storage
 // sees it, or, with saved, after the module has stored the item (the answer is
-// lost, as with a gateway time-out). With undoFails it also fails mod-circulation's
-// undo of the loan (DELETE or PUT /loan-storage/loans/<id>). fired counts the
-// failed item PUTs.
+// lost, as with a gateway time-out). With undoFails it also fails every attempt of
+// mod-circulation's undo of the loan (DELETE or PUT /loan-storage/loans/<id>),
+// with undoFailures only that many attempts. fired counts the failed item PUTs.
 type itemPutFault struct {
 	armed, saved, undoFails atomic.Bool
-	fired                   atomic.Int32
+	fired, undoFailures     atomic.Int32
+}
+
+// failUndo reports whether this undo attempt fails.
+func (f *itemPutFault) failUndo() bool {
+	if f.undoFails.Load() {
+		return true
+	}
+	for {
+		n := f.undoFailures.Load()
+		if n <= 0 {
+			return false
+		}
+		if f.undoFailures.CompareAndSwap(n, n-1) {
+			return true
+		}
+	}
 }
 
 func (f *itemPutFault) wrap(module string, h http.Handler) http.Handler {
@@ -39,8 +55,8 @@ func (f *itemPutFault) wrap(module string, h http.Handler) http.Handler {
 		})
 	case "mod-circulation-storage":
 		return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-			if f.armed.Load() && f.undoFails.Load() && (r.Method == http.MethodDelete || r.Method == http.MethodPut) &&
-				strings.HasPrefix(r.URL.Path, "/loan-storage/loans/") && f.fired.Load() > 0 {
+			if f.armed.Load() && (r.Method == http.MethodDelete || r.Method == http.MethodPut) &&
+				strings.HasPrefix(r.URL.Path, "/loan-storage/loans/") && f.fired.Load() > 0 && f.failUndo() {
 				writeText(w, http.StatusInternalServerError, "Internal Server Error")
 				return
 			}
@@ -306,5 +322,74 @@ func TestAFailedUndoIsReported(t *testing.T) {
 	if r.status != http.StatusInternalServerError || !strings.Contains(string(r.body), want) ||
 		!strings.Contains(string(r.body), "PUT /item-storage/items/"+f.itemIDs[ib]+" returned 500") {
 		t.Fatalf("check-out whose item update and loan undo both fail: %d %q, want 500 naming the item PUT and %q", r.status, r.body, want)
+	}
+}
+
+// An undo that fails once (the fault still lasting a moment) is tried again:
+// the check-out leaves no loan and the item Available, as if the undo had
+// worked the first time.
+func TestAnUndoThatFailsOnceIsRetried(t *testing.T) {
+	pool, tenant, f := newTenant(t)
+	fault := &itemPutFault{}
+	fault.undoFailures.Store(1)
+	e := newEnvWrapped(t, pool, tenant, "fast", fault.wrap)
+	const ib, ub = "it-035", "u-035"
+	itemID := f.itemIDs[ib]
+
+	r := fault.failOnce(t, e, "POST", "/circulation/check-out-by-barcode", checkOutBody(f, ib, ub))
+	if r.status != http.StatusInternalServerError || strings.Contains(string(r.body), "undoing it") {
+		t.Fatalf("check-out whose undo failed once: %d %q, want 500 for the item update only (the retried undo worked)", r.status, r.body)
+	}
+	if n := fault.undoFailures.Load(); n != 0 {
+		t.Fatalf("the undo was not attempted after its first failure (%d failures left)", n)
+	}
+	var loans int
+	row(t, pool, `SELECT count(*) FROM `+tenant+`_mod_circulation_storage.loan WHERE jsonb->>'itemId' = $1`, []any{itemID}, &loans)
+	if s := itemStatusInDB(t, pool, tenant, itemID); loans != 0 || s != "Available" {
+		t.Errorf("after the retried undo %s has %d loans and is %q, want no loan and Available", ib, loans, s)
+	}
+}
+
+// A check-in whose item update and every undo attempt fail leaves the item
+// Checked out without an open loan, and says so. That state is one a check-in
+// by barcode repairs (folio-perf's teardown lists the run's items in it; minifolio
+// reset makes every item Available): the item comes back Available, with no
+// loan to close, and can be checked out again.
+func TestAFailedCheckInUndoLeavesAStateACheckInRepairs(t *testing.T) {
+	pool, tenant, f := newTenant(t)
+	fault := &itemPutFault{}
+	fault.undoFails.Store(true)
+	e := newEnvWrapped(t, pool, tenant, "fast", fault.wrap)
+	const ib, ub = "it-036", "u-036"
+	itemID := f.itemIDs[ib]
+	if r := e.do("POST", "/circulation/check-out-by-barcode", checkOutBody(f, ib, ub)); r.status != http.StatusCreated {
+		t.Fatalf("check-out: %d %s", r.status, r.body)
+	}
+	openLoans := func() int {
+		t.Helper()
+		var n int
+		row(t, pool, `SELECT count(*) FROM `+tenant+`_mod_circulation_storage.loan WHERE jsonb->>'itemId' = $1 AND jsonb->'status'->>'name' = 'Open'`, []any{itemID}, &n)
+		return n
+	}
+	checkIn := map[string]any{"servicePointId": f.sp1, "checkInDate": "2026-11-22T11:00:00.000Z", "itemBarcode": ib}
+
+	r := fault.failOnce(t, e, "POST", "/circulation/check-in-by-barcode", checkIn)
+	if r.status != http.StatusInternalServerError || !strings.Contains(string(r.body), "undoing it with PUT /loan-storage/loans/") ||
+		!strings.Contains(string(r.body), "stays Checked out without an open loan") {
+		t.Fatalf("check-in whose item update and undo fail: %d %q, want 500 naming the undo and the state left", r.status, r.body)
+	}
+	if n, s := openLoans(), itemStatusInDB(t, pool, tenant, itemID); n != 0 || s != "Checked out" {
+		t.Fatalf("after the failed undo %s has %d open loans and is %q, want the half state (0, Checked out) this test is about", ib, n, s)
+	}
+
+	r = e.do("POST", "/circulation/check-in-by-barcode", checkIn)
+	if ci := r.json(t); r.status != http.StatusOK || ci["loan"] != nil || str(ci, "item.status.name") != "Available" {
+		t.Fatalf("repairing check-in: %d %s, want 200 with the item Available and no loan", r.status, r.body)
+	}
+	if n, s := openLoans(), itemStatusInDB(t, pool, tenant, itemID); n != 0 || s != "Available" {
+		t.Errorf("after the repairing check-in %s has %d open loans and is %q, want 0 and Available", ib, n, s)
+	}
+	if r := e.do("POST", "/circulation/check-out-by-barcode", checkOutBody(f, ib, ub)); r.status != http.StatusCreated {
+		t.Errorf("check-out after the repair: %d %s, want 201", r.status, r.body)
 	}
 }
