@@ -40,6 +40,7 @@ test('a password with @ # / ? % space quote and backslash: stack up, a run, no l
     FP_TELEGRAF_PORT: String(Number(env('FP_TELEGRAF_PORT')) + off),
     FP_MINIFOLIO_PORT: String(Number(env('FP_MINIFOLIO_PORT')) + off),
     FOLIO_DB_PASSWORD: PASSWORD,
+    FP_SEARCH: '0', // the test stack's environment asks for OpenSearch; this stack needs none
   };
   t.after(() => {
     run(join(repo, 'stack', 'stack.sh'), ['down'], { env: stackEnv, timeoutMs: 90_000 });

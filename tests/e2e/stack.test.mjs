@@ -39,6 +39,9 @@ async function scratchStack() {
       FP_INFLUX_PORT: String(ports[1].port),
       FP_INFLUX_RPC_PORT: String(ports[2].port),
       FP_TELEGRAF_PORT: String(ports[3].port),
+      // The test stack's environment sets FP_SEARCH=1 (it runs OpenSearch); a scratch stack
+      // starts OpenSearch only where a test asks for it.
+      FP_SEARCH: '0',
     },
   };
 }
