@@ -11,7 +11,7 @@ export function normaliseQuery(text, max = 120) {
 
 /**
  * end - start per statement (keyed by queryid; a statement first seen during the run counts from
- * zero). A statement whose counters went down was reset in between (pg_stat_statements_reset or a
+ * zero; the snapshots' own query is left out). A statement whose counters went down was reset in between (pg_stat_statements_reset or a
  * PostgreSQL restart): its end figures are the run's. Statements the run did not call are left out.
  * @param {Array<{queryid, query, calls, total_ms, rows}>} start
  * @param {Array<{queryid, query, calls, total_ms, rows}>} end
@@ -21,6 +21,7 @@ export function diffStatements(start, end) {
   const before = new Map((start || []).map((s) => [String(s.queryid), s]));
   const out = [];
   for (const e of end || []) {
+    if (/\bpg_stat_statements\b/.test(e.query)) continue; // the snapshots themselves
     const b = before.get(String(e.queryid));
     const reset = b && (e.calls < b.calls || e.total_ms < b.total_ms);
     const base = b && !reset ? b : { calls: 0, total_ms: 0, rows: 0 };

@@ -3,7 +3,7 @@
 import { f1, f2, int } from './format.mjs';
 import { normaliseQuery, topStatements } from './db-statements.mjs';
 
-const stmtColumns = [{ label: 'Statement' }, { label: 'Calls', align: 'r' }, { label: 'Total ms', align: 'r' }, { label: 'Mean ms', align: 'r' }, { label: 'Rows', align: 'r' }];
+const stmtColumns = [{ label: 'Statement', wrap: true }, { label: 'Calls', align: 'r' }, { label: 'Total ms', align: 'r' }, { label: 'Mean ms', align: 'r' }, { label: 'Rows', align: 'r' }];
 const stmtRow = (s) => [normaliseQuery(s.query), int(s.calls), f1(s.totalMs), f2(s.meanMs), int(s.rows)];
 
 /**
@@ -35,7 +35,7 @@ export function databaseSection(db, connections, n = 10) {
       type: 'table',
       id: 'db-without-index',
       caption: `RMB "Doing SQL query without index" lines per module during the run (total ${rows.reduce((a, [, v]) => a + v, 0)})`,
-      columns: [{ label: 'Module' }, { label: 'Lines', align: 'r' }],
+      columns: [{ label: 'Module', wrap: true }, { label: 'Lines', align: 'r' }],
       rows: rows.map(([m, v]) => [m, int(v)]),
       empty: 'No module log files.',
       source: db.withoutIndexSource,

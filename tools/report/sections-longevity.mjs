@@ -10,8 +10,8 @@ import { memoryTrend, describeLeakRule, LEAK_RULE } from './longevity.mjs';
  */
 export function longevitySection(longevity, modules, what = 'transaction', rule = LEAK_RULE) {
   const names = [...new Set(longevity.periods.flatMap((p) => p.rows.map((r) => r.name)))].sort();
-  const columns = [{ label: what === 'group' ? 'Group' : 'Transaction' }];
-  for (const p of longevity.periods) columns.push({ label: `${p.label} avg s`, align: 'r' }, { label: `${p.label} p95 s`, align: 'r' });
+  const columns = [{ label: what === 'group' ? 'Group' : 'Transaction', wrap: true }];
+  for (const p of longevity.periods) columns.push({ label: `${p.label}: avg s`, align: 'r' }, { label: 'p95 s', align: 'r' });
   columns.push({ label: 'p95 last vs first', align: 'r' });
   const rows = names.map((n) => {
     const cells = longevity.periods.map((p) => p.rows.find((r) => r.name === n));
