@@ -121,5 +121,5 @@ test('longevity: a run under 3 hours is cut in thirds; each third\'s average is 
   const mem = mdTable(md, 'Module memory (RSS) trend');
   assert.match(mem.caption, /leaks when its RSS grows by more than \d+ % of its run average per hour/);
   assert.ok(mem.rows.some((r) => r[0] === 'mod-circulation'));
-  for (const r of mem.rows) assert.ok(['leak', 'no leak', 'too short'].includes(r[5]), r.join(' | '));
+  for (const r of mem.rows) assert.ok(['leak', 'no leak', 'too short'].includes(r[6]), r.join(' | '));
 });

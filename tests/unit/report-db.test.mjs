@@ -87,6 +87,12 @@ test('memoryTrend: steady growth is a leak; saw-teeth, flat or short series are 
   // slow steady growth below the bound: 1 %/h
   const slow = Array.from({ length: 10 }, (_, i) => [i * min, 100 * MiB * (1 + (0.01 * i) / 60)]);
   assert.equal(memoryTrend(slow).verdict, 'no leak');
+  // warm-up: a steep climb that levels off (mod-notes after a start, recorded on a 3-minute run)
+  const warm = [15.6, 15.8, 18.3, 20.7, 22.9, 25.1, 27.6, 29.3, 29.3, 29.3, 29.3, 29.3, 29.8].map((v, i) => [i * 15000, v * MiB]);
+  const w = memoryTrend(warm);
+  assert.ok(w.growthPct > LEAK_RULE.growthPctPerHour && w.r2 >= LEAK_RULE.minR2, 'steep and well fitted over the run');
+  assert.equal(w.verdict, 'no leak');
+  assert.ok(w.lateGrowthPerHour < w.growthPerHour * LEAK_RULE.minLateShare);
   assert.equal(memoryTrend([[0, 1], [min, 2]]).verdict, 'too short');
   assert.match(describeLeakRule(), new RegExp(`${LEAK_RULE.growthPctPerHour} %`));
 });
@@ -107,6 +113,7 @@ test('databaseSection and longevitySection build their tables, and say what is m
   const l = longevitySection(lon, mods);
   assert.deepEqual(l.blocks[0].rows, [['check-in', '0.100', '0.200', '0.200', '0.400', '0.300', '0.600', '+200.0%']]);
   assert.match(l.blocks[0].caption, /shorter than 3 hours/);
-  assert.equal(l.blocks[1].rows[0][5], 'leak');
+  assert.equal(l.blocks[1].rows[0][6], 'leak');
+  assert.equal(l.blocks[1].rows[0][5], '+60.0'); // second half: the same 1 MiB a minute
   assert.match(l.blocks[2].text, /mod-x leaks/);
 });

@@ -35,22 +35,28 @@ export function periods(fromMs, toMs) {
 /**
  * The leak rule: resident memory grows by more than `growthPctPerHour` % of its run average per
  * hour, the least-squares line explains at least `minR2` of the variance (steady growth, not GC
- * saw-teeth), over at least `minSpanMin` minutes of samples.
+ * saw-teeth), and the climb has not levelled off: the second half of the run grows at least
+ * `minLateShare` of the whole run's rate (a heap or cache warming up after a start climbs, then
+ * flattens; a leak keeps climbing). Needs `minSpanMin` minutes of samples.
  */
-export const LEAK_RULE = { growthPctPerHour: 5, minR2: 0.6, minSpanMin: 2 };
+export const LEAK_RULE = { growthPctPerHour: 5, minR2: 0.6, minLateShare: 0.5, minSpanMin: 2 };
 
 export function describeLeakRule(rule = LEAK_RULE) {
-  return `a module leaks when its RSS grows by more than ${rule.growthPctPerHour} % of its run average per hour (least squares over the whole run) and the fit's R² is at least ${rule.minR2}; with less than ${rule.minSpanMin} minutes of samples there is no verdict`;
+  return `a module leaks when its RSS grows by more than ${rule.growthPctPerHour} % of its run average per hour (least squares over the whole run), the fit's R² is at least ${rule.minR2}, and the second half of the run still grows at ${rule.minLateShare * 100} % or more of that rate (warm-up levels off, a leak does not); with less than ${rule.minSpanMin} minutes of samples there is no verdict`;
 }
 
 /**
  * @param {Array<[epochMs, bytes]>} points a module's RSS over the run
- * @returns {{growthPerHour, growthPct, r2, mean, verdict: 'leak'|'no leak'|'too short'}}
+ * @returns {{growthPerHour, lateGrowthPerHour, growthPct, r2, mean, verdict: 'leak'|'no leak'|'too short'}}
  */
 export function memoryTrend(points, rule = LEAK_RULE) {
-  const fit = linearFit(points);
-  if (!fit || fit.spanH * 60 < rule.minSpanMin) return { growthPerHour: fit?.slope ?? null, growthPct: null, r2: fit?.r2 ?? null, mean: fit?.mean ?? null, verdict: 'too short' };
+  const pts = points.filter(([t, v]) => Number.isFinite(t) && Number.isFinite(v)).sort((a, b) => a[0] - b[0]);
+  const fit = linearFit(pts);
+  if (!fit || fit.spanH * 60 < rule.minSpanMin) return { growthPerHour: fit?.slope ?? null, lateGrowthPerHour: null, growthPct: null, r2: fit?.r2 ?? null, mean: fit?.mean ?? null, verdict: 'too short' };
+  const mid = pts[0][0] + (pts[pts.length - 1][0] - pts[0][0]) / 2;
+  const late = linearFit(pts.filter(([t]) => t >= mid));
+  const lateSlope = late?.slope ?? null;
   const growthPct = fit.mean > 0 ? (fit.slope / fit.mean) * 100 : null;
-  const leak = growthPct !== null && growthPct > rule.growthPctPerHour && fit.r2 >= rule.minR2;
-  return { growthPerHour: fit.slope, growthPct, r2: fit.r2, mean: fit.mean, verdict: leak ? 'leak' : 'no leak' };
+  const leak = growthPct !== null && growthPct > rule.growthPctPerHour && fit.r2 >= rule.minR2 && lateSlope !== null && lateSlope >= rule.minLateShare * fit.slope;
+  return { growthPerHour: fit.slope, lateGrowthPerHour: lateSlope, growthPct, r2: fit.r2, mean: fit.mean, verdict: leak ? 'leak' : 'no leak' };
 }

@@ -1,7 +1,9 @@
 // The longevity section: response time per period of the run per transaction or template group,
 // and each module's RSS trend over the whole run with the leak verdict (rule in longevity.mjs). Pure.
-import { s3, f1, f2, int, mib, signedPct } from './format.mjs';
+import { s3, f2, mib, signedPct } from './format.mjs';
 import { memoryTrend, describeLeakRule, LEAK_RULE } from './longevity.mjs';
+
+const signedMib = (v) => (v === null || v === undefined ? '-' : `${v >= 0 ? '+' : ''}${mib(v)}`);
 
 /**
  * @param {{kind, periods: Array<{label, rows: Array<{name, avg, p50, p95, n}>}>}} longevity
@@ -39,8 +41,8 @@ export function longevitySection(longevity, modules, what = 'transaction', rule 
         type: 'table',
         id: 'longevity-memory',
         caption: `Module memory (RSS) trend over the whole run; rule: ${describeLeakRule(rule)}`,
-        columns: [{ label: 'Module' }, { label: 'RSS avg MiB', align: 'r' }, { label: 'Growth MiB/h', align: 'r' }, { label: 'Growth %/h', align: 'r' }, { label: 'R²', align: 'r' }, { label: 'Verdict' }],
-        rows: trends.map((t) => [t.module, mib(t.mean), t.growthPerHour === null ? '-' : `${t.growthPerHour >= 0 ? '+' : ''}${mib(t.growthPerHour)}`, signedPct(t.growthPct), f2(t.r2), t.verdict]),
+        columns: [{ label: 'Module' }, { label: 'RSS avg MiB', align: 'r' }, { label: 'Growth MiB/h', align: 'r' }, { label: 'Growth %/h', align: 'r' }, { label: 'R²', align: 'r' }, { label: '2nd half MiB/h', align: 'r' }, { label: 'Verdict' }],
+        rows: trends.map((t) => [t.module, mib(t.mean), signedMib(t.growthPerHour), signedPct(t.growthPct), f2(t.r2), signedMib(t.lateGrowthPerHour), t.verdict]),
         empty: 'No module_stats in InfluxDB for the run\'s window.',
         source: 'InfluxDB: moduleOverTime (least squares of RSS over the run)',
       },
