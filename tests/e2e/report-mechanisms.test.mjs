@@ -85,10 +85,11 @@ test('top statements: the loan INSERT ran once per check-out; the snapshots\' ow
   for (const r of rows) assert.ok(Math.abs(Number(r[2]) / Number(r[1]) - Number(r[3])) < 0.01 + Number(r[3]) * 0.01, r.join(' | '));
 });
 
-// The step's window, recomputed from raw rows.
+// The step's window, recomputed from raw rows of its user count (setup's and teardown's requests,
+// outside any step, carry none).
 async function windowOf() {
-  const [a] = await influxQuery(`SELECT "value" FROM "http_reqs" WHERE "testid" = '${testid}' ORDER BY time ASC LIMIT 1`);
-  const [b] = await influxQuery(`SELECT "value" FROM "http_reqs" WHERE "testid" = '${testid}' ORDER BY time DESC LIMIT 1`);
+  const [a] = await influxQuery(`SELECT "value" FROM "http_reqs" WHERE "testid" = '${testid}' AND "vus" = '2' ORDER BY time ASC LIMIT 1`);
+  const [b] = await influxQuery(`SELECT "value" FROM "http_reqs" WHERE "testid" = '${testid}' AND "vus" = '2' ORDER BY time DESC LIMIT 1`);
   return [a.values[0][0], b.values[0][0]];
 }
 
