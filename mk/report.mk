@@ -24,3 +24,7 @@ BENCH_REPORT_TPS ?= 1
 .PHONY: bench-report
 bench-report: ## time folio-perf report on a 30-minute 20-user CICO run's worth of samples (target <= 10 s; needs FP_INFLUX_URL)
 	@BENCH_REPORT_TPS=$(BENCH_REPORT_TPS) node tools/report/bench.mjs
+
+.PHONY: test-e2e-report-mechanisms
+test-e2e-report-mechanisms: $(BIN)/k6 $(BIN)/minifolio ## a short CICO run under missing-index: the report's database and longevity sections checked against the logs and InfluxDB
+	@node --test --test-reporter=spec --test-concurrency=1 tests/e2e/report-mechanisms.test.mjs

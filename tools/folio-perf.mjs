@@ -3,8 +3,9 @@
 //
 //   folio-perf baseline <results/<testid>/summary.json | testid> [--out baselines/<name>.json]
 //       turns a finished run into a baseline file for BASELINE=… (the regression gate).
-//   folio-perf report <testid> [--influx <url>] [--folio-url <url>] [--tenant <t>]
-//       writes results/<testid>/report.md and report.html (summary.json + InfluxDB).
+//   folio-perf report <testid> [--influx <url>] [--folio-url <url>] [--tenant <t>] [--module-logs <dir>]
+//       writes results/<testid>/report.md and report.html (summary.json + InfluxDB; --module-logs:
+//       a real FOLIO's module log files, for the without-index line counts).
 //   folio-perf compare <testid A> <testid B> [--influx <url>]
 //       writes results/compare-<A>-vs-<B>/report.md and report.html.
 //
@@ -14,7 +15,7 @@ import { dirname, join } from 'node:path';
 import { fromSummary, validateBaseline } from '../lib/baseline.js';
 import { ReportError } from './report/errors.mjs';
 
-const USAGE = 'usage: folio-perf baseline <results/<testid>/summary.json | testid> [--out baselines/<name>.json] | report <testid> [--influx <url>] | compare <testid A> <testid B> [--influx <url>]';
+const USAGE = 'usage: folio-perf baseline <results/<testid>/summary.json | testid> [--out baselines/<name>.json] | report <testid> [--influx <url>] [--folio-url <url>] [--tenant <t>] [--module-logs <dir>] | compare <testid A> <testid B> [--influx <url>]';
 
 function fail(msg) {
   process.stderr.write(`folio-perf: ${msg}\n`);
@@ -78,11 +79,11 @@ async function userErrors(fn) {
 }
 
 async function report(args) {
-  const { flags: f, rest } = flags(args, ['influx', 'folio-url', 'tenant']);
+  const { flags: f, rest } = flags(args, ['influx', 'folio-url', 'tenant', 'module-logs']);
   if (rest.length !== 1) fail(`report takes one test id; fix: folio-perf report <testid> (make report TESTID=...)`);
   const { writeReport } = await import('./report/report.mjs');
   await userErrors(async () => {
-    const r = await writeReport(rest[0], { influxUrl: f.influx || process.env.FP_INFLUX_URL, folioUrl: f['folio-url'] || process.env.FOLIO_URL, tenant: f.tenant || process.env.FOLIO_TENANT || 'fs09000000' });
+    const r = await writeReport(rest[0], { influxUrl: f.influx || process.env.FP_INFLUX_URL, folioUrl: f['folio-url'] || process.env.FOLIO_URL, tenant: f.tenant || process.env.FOLIO_TENANT || 'fs09000000', moduleLogs: f['module-logs'] });
     console.log(`report: ${r.md}, ${r.html}`);
   });
 }

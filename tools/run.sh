@@ -106,6 +106,25 @@ TESTID=${TESTID:-$WORKFLOW-$(date -u +%Y%m%dT%H%M%SZ)-$RELEASE}
   "use letters, digits, . _ - (e.g. cico-20261122T030000Z-lotus)"
 out=results/$TESTID
 mkdir -p "$out"
+# --- report: database statistics around k6 (read by folio-perf report's database section) ---
+# pg_stat_statements summed per statement, and per module log the count of RMB's "Doing SQL query
+# without index" lines, once before and once after k6; the report diffs the two. The password
+# reaches psql through PGPASSWORD, never its command line. A failure only costs the report these tables.
+db_snapshot() { # db_snapshot start|end
+  PGPASSWORD=$FOLIO_DB_PASSWORD psql -X -q -t -A -h 127.0.0.1 -p "$FP_PG_PORT" -U folio -d folio -c \
+    "SELECT coalesce(json_agg(s), '[]') FROM (SELECT queryid::text AS queryid, min(query) AS query, sum(calls) AS calls,
+       sum(total_exec_time) AS total_ms, sum(rows) AS rows FROM pg_stat_statements
+       WHERE dbid = (SELECT oid FROM pg_database WHERE datname = current_database()) GROUP BY queryid) s" \
+    >"$out/pg-statements-$1.json" 2>/dev/null || { rm -f "$out/pg-statements-$1.json"; echo "==> report: no pg_stat_statements snapshot ($1)"; }
+  local f n sep='' json='{'
+  for f in "$run_dir"/logs/*.log; do
+    [ -f "$f" ] || continue
+    n=$(grep -c 'Doing SQL query without index' "$f" || true)
+    json+="$sep\"$(basename "$f" .log)\": ${n:-0}"; sep=', '
+  done
+  printf '%s}\n' "$json" >"$out/index-lines-$1.json"
+}
+db_snapshot start
 echo "==> k6: $script PROFILE=$PROFILE against minifolio ($MINIFOLIO_PROFILE), testid $TESTID"
 set +e
 trap ':' INT # Ctrl-C reaches k6 (same process group); this script lives on to check what k6 left
@@ -118,6 +137,7 @@ K6_INFLUXDB_LOSS_FILE="$out/sample-loss.json" K6_ENV=${K6_ENV:-local} TESTID=$TE
   K6_NO_USAGE_REPORT=true bin/k6 run --quiet --address= -o "influxdb-lp=http://127.0.0.1:$FP_INFLUX_PORT/k6" "$script"
 rc=$?
 set -e
+db_snapshot end # --- report: end of the database statistics block ---
 
 # What the run left checked out. The reset above truncated the loans and made every item
 # Available, so any open loan or Checked-out item now is this run's. Teardown checks them in;

@@ -4,6 +4,8 @@ import { cicoSection } from './sections-cico.mjs';
 import { searchSection } from './sections-search.mjs';
 import { moduleRows, modulesSection } from './sections-modules.mjs';
 import { lineChart } from './charts-svg.mjs';
+import { databaseSection } from './sections-db.mjs';
+import { longevitySection } from './sections-longevity.mjs';
 import { plural, stepLabel } from './format.mjs';
 
 const iso = (ms) => (Number.isFinite(ms) ? new Date(ms).toISOString().replace(/\.\d+Z$/, 'Z') : '-');
@@ -60,6 +62,14 @@ export function chartsSection(summary, data) {
   };
 }
 
+// Database and longevity: only when gather() read them (older callers' data has neither).
+function extraSections(data) {
+  const out = [];
+  if (data.db && data.connections) out.push(databaseSection(data.db, data.connections));
+  if (data.longevity) out.push(longevitySection(data.longevity, data.modules, data.seriesTag === 'group' ? 'group' : 'transaction'));
+  return out;
+}
+
 /**
  * @param {object} summary results/<testid>/summary.json
  * @param {object} data gather()'s result
@@ -76,7 +86,7 @@ export function buildReport(summary, data, versions) {
   return {
     title: `folio-perf ${m.workflow} report: ${m.testid} (release ${m.release})`,
     notes,
-    sections: [setupSection(summary, data, versions), workSection, modulesSection(moduleRows(data.moduleSteps)), chartsSection(summary, data)],
+    sections: [setupSection(summary, data, versions), workSection, modulesSection(moduleRows(data.moduleSteps)), ...extraSections(data), chartsSection(summary, data)],
     sources: data.queries,
     footer: `Tables marked "summary.json" are k6's own end-of-run statistics (interpolated percentiles); tables marked "InfluxDB" come from the InfluxQL queries listed above by name, the shapes the Grafana dashboards use (InfluxQL percentile() is nearest-rank). Written by folio-perf report.`,
   };

@@ -7,6 +7,7 @@ import { influxClient } from './influx.mjs';
 import { gather } from './gather.mjs';
 import { ReportError } from './errors.mjs';
 import { compareResponseTimes, compareSlowApis, compareSearch, compareModules, compareErrors } from './compare-tables.mjs';
+import { compareDatabase, compareLongevity } from './compare-db.mjs';
 import { renderMarkdown } from './render-md.mjs';
 import { renderHtml } from './render-html.mjs';
 
@@ -31,6 +32,8 @@ export function buildComparison(A, B, dataA, dataB, rules) {
       { id: 'setup', title: 'Runs', blocks: [{ type: 'table', id: 'cmp-setup', caption: 'A is the reference, B the candidate', columns: [{ label: 'Setting' }, { label: 'A' }, { label: 'B' }], rows: setup, source: 'summary.json meta' }] },
       { id: 'times', title: wf === 'search' ? 'mod-search' : 'Check-in/check-out', blocks: [...blocks, compareErrors(dataA.errors, dataB.errors)] },
       { id: 'modules', title: 'Modules', blocks: [compareModules(dataA.moduleSteps, dataB.moduleSteps, rules.transactions.tolerance)] },
+      { id: 'database', title: 'Database', blocks: compareDatabase(dataA, dataB, rules.apis) },
+      { id: 'longevity', title: 'Longevity', blocks: compareLongevity(dataA, dataB, rules.transactions) },
     ],
     sources: [...dataA.queries.map((q) => ({ id: `A ${q.id}`, text: q.text })), ...dataB.queries.map((q) => ({ id: `B ${q.id}`, text: q.text }))],
     footer: `Δ % = B / A - 1; times better = A / B (above 1: B is faster). Verdicts follow the regression gate (thresholds.json "regression"): regressed when B > A x (1 + tolerance) + slack, improved when A > B x (1 + tolerance) + slack, else within noise. Written by folio-perf compare.`,
@@ -50,9 +53,9 @@ export async function writeComparison(idA, idB, { influxUrl, resultsDir = 'resul
     throw new ReportError(`${thresholdsFile} cannot be used (${e.message}); fix: restore thresholds.json from the repository`);
   }
   const client = influxClient(influxUrl);
-  const dataA = await gather(client, a.summary);
+  const dataA = await gather(client, a.summary, { dir: a.dir });
   client.used.length = 0;
-  const dataB = await gather(client, b.summary);
+  const dataB = await gather(client, b.summary, { dir: b.dir });
   const doc = buildComparison(a.summary, b.summary, dataA, dataB, rules);
   const dir = join(resultsDir, `compare-${idA}-vs-${idB}`);
   const md = join(dir, 'report.md');

@@ -6,6 +6,7 @@ import { rowsOf } from './influx.mjs';
 import { ReportError } from './errors.mjs';
 import { METRICS } from '../../lib/metrics.js';
 import { stepLabel } from './format.mjs';
+import { readDbFiles, gatherConnections, gatherPeriods } from './db-gather.mjs';
 
 const byTag = (series, tag) => rowsOf(series).filter((s) => s.tags[tag] !== undefined && s.tags[tag] !== '');
 
@@ -19,7 +20,8 @@ export async function stepWindows(client, testid) {
   return steps.sort((a, b) => a.fromMs - b.fromMs);
 }
 
-export async function gather(client, summary) {
+/** opts.dir: the run's directory (its database snapshots); opts.moduleLogs: --module-logs. */
+export async function gather(client, summary, opts = {}) {
   const testid = summary.meta.testid;
   const workflow = summary.meta.workflow;
   const steps = await stepWindows(client, testid);
@@ -53,8 +55,14 @@ export async function gather(client, summary) {
   for (const ms of moduleSteps) {
     ms.memPoints = Object.fromEntries(modules.map((m) => [m.module, m.mem.filter(([t]) => t >= ms.fromMs && t <= ms.toMs)]));
   }
+  const connections = await gatherConnections(client, steps);
+  const longevity = await gatherPeriods(client, testid, measurement, tag, fromMs, toMs);
+  const db = opts.dir ? readDbFiles(opts.dir, opts.moduleLogs, fromMs, toMs) : { statements: null, withoutIndex: null, withoutIndexSource: null };
   return {
     steps,
+    connections,
+    longevity,
+    db,
     fromMs,
     toMs,
     intervalS,

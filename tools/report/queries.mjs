@@ -30,6 +30,13 @@ export const QUERIES = {
   moduleOverTime: (fromMs, toMs, intervalS) =>
     `SELECT mean("cpu_percent") AS "cpu", mean("mem_rss_bytes") AS "mem" FROM "module_stats" WHERE ${window(fromMs, toMs)} ` +
     `GROUP BY time(${intervalS}s), "module" fill(none)`,
+  // Database connections (Telegraf's postgresql input: numbackends of the folio database) over a window.
+  connections: (fromMs, toMs) =>
+    `SELECT mean("numbackends") AS "avg", max("numbackends") AS "max" FROM "postgresql" WHERE ${window(fromMs, toMs)} AND "db" = 'folio'`,
+  // Longevity: response time of each transaction (CICO) or template group (search) over one period.
+  periodResponse: (testid, measurement, tag, fromMs, toMs) =>
+    `SELECT mean("value") AS "avg", percentile("value", 50) AS "p50", percentile("value", 95) AS "p95", count("value") AS "n" ` +
+    `FROM "${measurement}" WHERE ${run(testid)} AND ${window(fromMs, toMs)} GROUP BY "${tag}"`,
 };
 
 /** Bucket width for curves: about 120 points over the run, never under 1 s. */

@@ -10,8 +10,8 @@ h1 { font-size: 22px; margin: 8px 0 12px; } h2 { font-size: 18px; border-bottom:
 table { border-collapse: collapse; font-size: 13px; }
 caption { text-align: left; font-weight: 600; padding: 4px 0; caption-side: top; }
 th, td { border: 1px solid #d6d6d6; padding: 3px 8px; white-space: nowrap; }
-/* Name columns (templates, APIs) wrap, so a wide table still fits the page. */
-.wrap { white-space: normal; min-width: 12em; }
+/* Name columns (templates, APIs, SQL statements) wrap, anywhere in a long identifier, so a wide table still fits the page. */
+.wrap { white-space: normal; min-width: 12em; overflow-wrap: anywhere; }
 th { background: #f1f3f5; } td.r, th.r { text-align: right; font-variant-numeric: tabular-nums; }
 tr:nth-child(even) td { background: #fafafa; }
 .src { font-size: 11px; color: #666; margin-top: 2px; }

@@ -11,12 +11,12 @@ import { renderHtml } from './render-html.mjs';
 
 /**
  * @param {string} testid
- * @param {{influxUrl: string, folioUrl?: string, tenant?: string, resultsDir?: string}} opts
+ * @param {{influxUrl: string, folioUrl?: string, tenant?: string, moduleLogs?: string, resultsDir?: string}} opts
  */
-export async function writeReport(testid, { influxUrl, folioUrl, tenant, resultsDir = 'results' }) {
+export async function writeReport(testid, { influxUrl, folioUrl, tenant, moduleLogs, resultsDir = 'results' }) {
   const { dir, summary } = readRun(testid, resultsDir);
   const client = influxClient(influxUrl);
-  const data = await gather(client, summary);
+  const data = await gather(client, summary, { dir, moduleLogs });
   const versions = await moduleVersions(folioUrl, summary.meta.tenant || tenant);
   const doc = buildReport(summary, data, versions);
   const md = join(dir, 'report.md');

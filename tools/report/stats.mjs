@@ -1,11 +1,11 @@
 // Small statistics the report needs beyond InfluxDB's aggregates. Pure.
 
 /**
- * Least-squares slope of value over time, per hour: the "memory growth per hour" of the release
- * reports' longevity tables. points: [[epochMs, value], ...]. null with fewer than two distinct
- * times (a slope needs a span).
+ * Least-squares line of value over time in hours: {slope per hour, r2, mean, spanH}. points:
+ * [[epochMs, value], ...]. null with fewer than two distinct times (a slope needs a span). r2 is
+ * the share of the values' variance the line explains (1 when they are all equal: nothing to explain).
  */
-export function growthPerHour(points) {
+export function linearFit(points) {
   const pts = points.filter(([t, v]) => Number.isFinite(t) && Number.isFinite(v));
   if (pts.length < 2) return null;
   const t0 = pts[0][0];
@@ -16,11 +16,23 @@ export function growthPerHour(points) {
   const my = ys.reduce((a, b) => a + b, 0) / n;
   let sxx = 0;
   let sxy = 0;
+  let syy = 0;
   for (let i = 0; i < n; i++) {
     sxx += (xs[i] - mx) ** 2;
     sxy += (xs[i] - mx) * (ys[i] - my);
+    syy += (ys[i] - my) ** 2;
   }
-  return sxx === 0 ? null : sxy / sxx;
+  if (sxx === 0) return null;
+  return { slope: sxy / sxx, r2: syy === 0 ? 1 : (sxy * sxy) / (sxx * syy), mean: my, spanH: Math.max(...xs) - Math.min(...xs) };
+}
+
+/**
+ * Least-squares slope of value over time, per hour: the "memory growth per hour" of the release
+ * reports' longevity tables. points: [[epochMs, value], ...]. null with fewer than two distinct
+ * times (a slope needs a span).
+ */
+export function growthPerHour(points) {
+  return linearFit(points)?.slope ?? null;
 }
 
 /** (b / a - 1) x 100; null when a is 0 or either is missing. */

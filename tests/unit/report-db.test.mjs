@@ -1,0 +1,119 @@
+// The database and longevity sections' pure logic: pg_stat_statements diffs, without-index line
+// counts, the run's periods and the leak rule.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { diffStatements, topStatements, normaliseQuery, diffCounts, lineTime, countWithoutIndex } from '../../tools/report/db-statements.mjs';
+import { periods, memoryTrend, LEAK_RULE, describeLeakRule } from '../../tools/report/longevity.mjs';
+import { linearFit } from '../../tools/report/stats.mjs';
+import { databaseSection } from '../../tools/report/sections-db.mjs';
+import { longevitySection } from '../../tools/report/sections-longevity.mjs';
+
+const st = (queryid, calls, total_ms, rows, query = `q${queryid}`) => ({ queryid, query, calls, total_ms, rows });
+
+test('diffStatements: the run\'s own calls, new statements from zero, a reset statement from its end figures', () => {
+  const start = [st('1', 10, 100, 10), st('2', 5, 50, 5), st('3', 100, 1000, 100), st('4', 7, 7, 7)];
+  const end = [st('1', 30, 400, 30), st('2', 5, 50, 5), st('3', 4, 80, 4), st('5', 2, 1000, 2), st('6', 1, 5000, 1, 'SELECT json_agg(s) FROM (SELECT * FROM pg_stat_statements) s')];
+  const d = diffStatements(start, end);
+  assert.deepEqual(d.map((s) => s.queryid), ['5', '1', '3']); // by total time; '2' not called, '4' gone
+  const one = d.find((s) => s.queryid === '1');
+  assert.deepEqual([one.calls, one.totalMs, one.meanMs, one.rows], [20, 300, 15, 20]);
+  assert.deepEqual([d[2].calls, d[2].totalMs], [4, 80]); // counters went down: reset in between
+  const top = topStatements(d, 2);
+  assert.deepEqual(top.byTotal.map((s) => s.queryid), ['5', '1']);
+  assert.deepEqual(top.byMean.map((s) => s.queryid), ['5', '3']); // 500 ms, 20 ms (1: 15 ms)
+});
+
+test('normaliseQuery collapses whitespace and truncates', () => {
+  assert.equal(normaliseQuery('SELECT  *\n  FROM\tt'), 'SELECT * FROM t');
+  const long = normaliseQuery('x'.repeat(300), 50);
+  assert.equal(long.length, 50);
+  assert.ok(long.endsWith('…'));
+});
+
+test('diffCounts: lines logged during the run; a truncated log counts its end', () => {
+  assert.deepEqual(diffCounts({ a: 5, b: 10 }, { a: 9, b: 3, c: 2 }), { a: 4, b: 3, c: 2 });
+});
+
+test('lineTime reads RMB, slog and offset timestamps; countWithoutIndex keeps the run window', () => {
+  assert.equal(lineTime('2024-03-01T10:00:00,123 WARN PostgresClient x'), Date.parse('2024-03-01T10:00:00.123Z'));
+  assert.equal(lineTime('time=2024-03-01T10:00:00.5Z level=WARN'), Date.parse('2024-03-01T10:00:00.500Z'));
+  assert.equal(lineTime('2024-03-01 12:00:00 +0200 x'), Date.parse('2024-03-01T10:00:00Z'));
+  assert.equal(lineTime('no time here'), null);
+  const from = Date.parse('2024-03-01T10:00:00Z');
+  const to = Date.parse('2024-03-01T11:00:00Z');
+  const log = [
+    '2024-03-01T09:59:59Z WARN Doing SQL query without index for userId', // before
+    '2024-03-01T10:30:00Z WARN Doing SQL query without index for userId',
+    '2024-03-01T10:31:00Z INFO something else',
+    'WARN Doing SQL query without index for itemId', // undated
+    '2024-03-01T11:00:00Z WARN Doing SQL query without index for itemId',
+    '2024-03-01T11:00:01Z WARN Doing SQL query without index for itemId', // after
+  ].join('\n');
+  assert.deepEqual(countWithoutIndex(log, from, to), { inRun: 2, undated: 1 });
+});
+
+test('periods: hours for 3 h or more, thirds below, contiguous and covering the run', () => {
+  const h = 3600000;
+  const long = periods(0, 5 * h);
+  assert.equal(long.kind, 'hours');
+  assert.deepEqual(long.periods.map((p) => [p.label, p.fromMs, p.toMs]), [['first hour', 0, h], ['middle', h, 4 * h], ['last hour', 4 * h, 5 * h]]);
+  const short = periods(1000, 1000 + 90 * 60000);
+  assert.equal(short.kind, 'thirds');
+  assert.deepEqual(short.periods.map((p) => p.toMs - p.fromMs), [30 * 60000, 30 * 60000, 30 * 60000]);
+  assert.equal(short.periods[0].fromMs, 1000);
+  assert.equal(short.periods[2].toMs, 1000 + 90 * 60000);
+});
+
+test('linearFit: slope per hour and R²', () => {
+  const pts = [0, 1, 2, 3].map((i) => [i * 1800000, 100 + 10 * i]); // +20 per hour, exact
+  const f = linearFit(pts);
+  assert.ok(Math.abs(f.slope - 20) < 1e-9);
+  assert.ok(Math.abs(f.r2 - 1) < 1e-9);
+  assert.equal(f.mean, 115);
+  assert.equal(linearFit([[0, 1]]), null);
+});
+
+test('memoryTrend: steady growth is a leak; saw-teeth, flat or short series are not', () => {
+  const min = 60000;
+  const MiB = 1048576;
+  // 100 MiB growing 1 MiB a minute: 60 %/h, a straight line
+  const leak = Array.from({ length: 10 }, (_, i) => [i * min, (100 + i) * MiB]);
+  const r = memoryTrend(leak);
+  assert.equal(r.verdict, 'leak');
+  assert.ok(r.growthPct > 50 && r.r2 > 0.99);
+  // GC saw-teeth: big swings, no trend
+  const saw = Array.from({ length: 20 }, (_, i) => [i * min, (i % 2 ? 140 : 100) * MiB]);
+  assert.equal(memoryTrend(saw).verdict, 'no leak');
+  // slow steady growth below the bound: 1 %/h
+  const slow = Array.from({ length: 10 }, (_, i) => [i * min, 100 * MiB * (1 + (0.01 * i) / 60)]);
+  assert.equal(memoryTrend(slow).verdict, 'no leak');
+  // warm-up: a steep climb that levels off (mod-notes after a start, recorded on a 3-minute run)
+  const warm = [15.6, 15.8, 18.3, 20.7, 22.9, 25.1, 27.6, 29.3, 29.3, 29.3, 29.3, 29.3, 29.8].map((v, i) => [i * 15000, v * MiB]);
+  const w = memoryTrend(warm);
+  assert.ok(w.growthPct > LEAK_RULE.growthPctPerHour && w.r2 >= LEAK_RULE.minR2, 'steep and well fitted over the run');
+  assert.equal(w.verdict, 'no leak');
+  assert.ok(w.lateGrowthPerHour < w.growthPerHour * LEAK_RULE.minLateShare);
+  assert.equal(memoryTrend([[0, 1], [min, 2]]).verdict, 'too short');
+  assert.match(describeLeakRule(), new RegExp(`${LEAK_RULE.growthPctPerHour} %`));
+});
+
+test('databaseSection and longevitySection build their tables, and say what is missing', () => {
+  const db = { statements: diffStatements([], [st('1', 2, 10, 2, 'SELECT\n 1')]), withoutIndex: { 'mod-a': 0, 'mod-b': 7 }, withoutIndexSource: 'x' };
+  const s = databaseSection(db, [{ vus: 1, phase: null, avg: 4.5, max: 6 }]);
+  const t = (id) => s.blocks.find((b) => b.id === id);
+  assert.deepEqual(t('db-top-total').rows, [['SELECT 1', '2', '10.0', '5.00', '2']]);
+  assert.deepEqual(t('db-without-index').rows, [['mod-b', '7'], ['mod-a', '0']]);
+  assert.match(t('db-without-index').caption, /total 7/);
+  assert.deepEqual(t('db-connections').rows, [['1', '4.5', '6']]);
+  const none = databaseSection({ statements: null, withoutIndex: null }, []);
+  assert.equal(none.blocks.filter((b) => b.type === 'text').length, 2);
+
+  const lon = { kind: 'thirds', periods: ['first third', 'middle third', 'last third'].map((label, i) => ({ label, rows: [{ name: 'check-in', avg: 100 * (i + 1), p95: 200 * (i + 1), n: 5 }] })) };
+  const mods = [{ module: 'mod-x', mem: Array.from({ length: 10 }, (_, i) => [i * 60000, (100 + i) * 1048576]) }];
+  const l = longevitySection(lon, mods);
+  assert.deepEqual(l.blocks[0].rows, [['check-in', '0.100', '0.200', '0.200', '0.400', '0.300', '0.600', '+200.0%']]);
+  assert.match(l.blocks[0].caption, /shorter than 3 hours/);
+  assert.equal(l.blocks[1].rows[0][6], 'leak');
+  assert.equal(l.blocks[1].rows[0][5], '+60.0'); // second half: the same 1 MiB a minute
+  assert.match(l.blocks[2].text, /mod-x leaks/);
+});
