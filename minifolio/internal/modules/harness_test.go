@@ -200,6 +200,8 @@ func loadFixture(t testing.TB, pool *pgxpool.Pool, tenant string, items int) *fi
 	}
 	put(inv, "item", obj{"id": newUUID(), "barcode": "it-missing", "holdingsRecordId": f.holdings, "materialTypeId": mt,
 		"permanentLoanTypeId": lt, "effectiveLocationId": f.location, "status": obj{"name": "Missing"}})
+	put(inv, "item", obj{"id": newUUID(), "barcode": "it-withdrawn", "holdingsRecordId": f.holdings, "materialTypeId": mt,
+		"permanentLoanTypeId": lt, "effectiveLocationId": f.location, "status": obj{"name": "Withdrawn"}})
 
 	put(users, "groups", obj{"id": f.group, "group": "undergrad", "desc": "Undergraduate Student"})
 	put(users, "groups", obj{"id": f.limitedGroup, "group": "limited", "desc": "Two items at most"})
