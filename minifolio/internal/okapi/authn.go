@@ -96,7 +96,12 @@ func (g *Gateway) authn(w http.ResponseWriter, r *http.Request) {
 	}
 	if r.URL.Path == "/authn/login" {
 		// Legacy: token in the x-okapi-token header and the body, no cookies.
-		w.Header().Set("x-okapi-token", access)
+		// Spelt in lower case as mod-login writes it (login.raml and RMB's
+		// generated PostAuthnLoginResponse.headersFor201().withXOkapiToken):
+		// PTF's JMeter plans extract it from the raw header text with the
+		// regex `x-okapi-token: (.*)`, which Go's canonical X-Okapi-Token
+		// does not match.
+		storage.SetRawHeader(w.Header(), "x-okapi-token", access)
 		b, _ := json.Marshal(map[string]string{"okapiToken": access, "refreshToken": refresh})
 		storage.WriteJSON(w, http.StatusCreated, b)
 		return

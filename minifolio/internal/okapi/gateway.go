@@ -410,30 +410,34 @@ func requestID(prev, path string) string {
 
 // corsHeaders: Okapi's CorsHelper allows every origin with credentials and
 // exposes the Okapi headers.
+//
+// Okapi's CORS headers come from Vert.x's CorsHandler (okapi-core's
+// CorsHelper), which names them with Netty's HttpHeaderNames constants: all
+// lower case on the wire (access-control-allow-origin, vary, …).
 func corsHeaders(w http.ResponseWriter, r *http.Request) {
 	origin := r.Header.Get("Origin")
 	if origin == "" {
 		return
 	}
 	h := w.Header()
-	h.Set("Access-Control-Allow-Origin", origin)
-	h.Set("Access-Control-Allow-Credentials", "true")
-	h.Set("Access-Control-Expose-Headers", "Location,X-Okapi-Trace,X-Okapi-Token,Authorization,X-Okapi-Request-Id,X-Okapi-Module-Id")
-	h.Add("Vary", "Origin")
+	storage.SetRawHeader(h, "access-control-allow-origin", origin)
+	storage.SetRawHeader(h, "access-control-allow-credentials", "true")
+	storage.SetRawHeader(h, "access-control-expose-headers", "Location,X-Okapi-Trace,X-Okapi-Token,Authorization,X-Okapi-Request-Id,X-Okapi-Module-Id")
+	storage.SetRawHeader(h, "vary", "origin")
 }
 
 // preflight answers OPTIONS itself (204), without calling a module.
 func preflight(w http.ResponseWriter, r *http.Request) {
 	h := w.Header()
-	if h.Get("Access-Control-Allow-Origin") == "" {
-		h.Set("Access-Control-Allow-Origin", "*")
+	if r.Header.Get("Origin") == "" {
+		storage.SetRawHeader(h, "access-control-allow-origin", "*")
 	}
-	h.Set("Access-Control-Allow-Methods", "PUT,PATCH,DELETE,GET,POST")
+	storage.SetRawHeader(h, "access-control-allow-methods", "PUT,PATCH,DELETE,GET,POST")
 	if req := r.Header.Get("Access-Control-Request-Headers"); req != "" {
-		h.Set("Access-Control-Allow-Headers", req)
+		storage.SetRawHeader(h, "access-control-allow-headers", req)
 	} else {
-		h.Set("Access-Control-Allow-Headers", "Authorization,Content-Type,X-Okapi-Tenant,X-Okapi-Token,X-Okapi-Request-Id")
+		storage.SetRawHeader(h, "access-control-allow-headers", "Authorization,Content-Type,X-Okapi-Tenant,X-Okapi-Token,X-Okapi-Request-Id")
 	}
-	h.Set("Access-Control-Max-Age", strconv.Itoa(7200))
+	storage.SetRawHeader(h, "access-control-max-age", strconv.Itoa(7200))
 	w.WriteHeader(http.StatusNoContent)
 }

@@ -432,6 +432,20 @@ func WriteErrors(w http.ResponseWriter, status int, errs ...ValidationError) {
 	WriteJSON(w, status, b)
 }
 
+// SetRawHeader sets header name spelt exactly as given. Header().Set would
+// canonicalise it (x-okapi-token → X-Okapi-Token); FOLIO's Vert.x servers send
+// names as the code spells them, and clients that read the raw header text
+// (JMeter's regular-expression extractor) depend on that spelling. Any other
+// spelling of the same name is removed first, so the header goes out once.
+func SetRawHeader(h http.Header, name, value string) {
+	for k := range h {
+		if strings.EqualFold(k, name) {
+			delete(h, k)
+		}
+	}
+	h[name] = []string{value}
+}
+
 // WriteJSON writes a JSON body with its status.
 func WriteJSON(w http.ResponseWriter, status int, body []byte) {
 	w.Header().Set("Content-Type", "application/json")
