@@ -143,8 +143,12 @@ type Page struct {
 	Total   int
 }
 
-// exactCountLimit: RMB counts exactly up to this many hits and estimates
-// beyond, so a CQL query matching a million items stays cheap.
+// exactCountLimit is RMB's exactCount (default 1000). RMB's totalRecords is
+// its count_estimate(query) SQL function (RMB's db_scripts general
+// functions, called by PostgresClient for every collection GET): the
+// planner's estimate when that estimate exceeds 4 × exactCount, else an exact
+// count. A result of a few thousand records therefore gets its exact count,
+// and only a large one (a million items) the cheap estimate.
 const exactCountLimit = 1000
 
 // Find runs a CQL query (RMB semantics, via package cql) and returns one page.
@@ -202,19 +206,21 @@ func FindWhere(ctx context.Context, db DB, tenant string, t *Table, where, order
 		p.Total = offset + len(recs)
 		return p, nil
 	}
-	var cnt int
-	err = db.QueryRow(ctx, fmt.Sprintf("SELECT count(*) FROM (SELECT 1%s LIMIT %d) s", from, exactCountLimit), args...).Scan(&cnt)
+	est, err := estimate(ctx, db, "SELECT 1"+from, args)
 	if err != nil {
 		return Page{}, err
 	}
-	if cnt < exactCountLimit {
-		p.Total = cnt
+	if est > 4*exactCountLimit {
+		p.Total = est
+		// The planner's guess can be off (stale statistics); the records
+		// just read are a lower bound. A page past the end proves nothing:
+		// its offset is not a count.
+		if len(recs) > 0 {
+			p.Total = max(p.Total, offset+len(recs))
+		}
 		return p, nil
 	}
-	p.Total, err = estimate(ctx, db, "SELECT 1"+from, args)
-	// The planner's guess can be far off (stale statistics); what was just
-	// counted and what was just read are lower bounds.
-	p.Total = max(p.Total, cnt, offset+len(recs))
+	err = db.QueryRow(ctx, "SELECT count(*)"+from, args...).Scan(&p.Total)
 	return p, err
 }
 
