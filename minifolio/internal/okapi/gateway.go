@@ -7,6 +7,7 @@ package okapi
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"errors"
 	"expvar"
 	"fmt"
@@ -23,6 +24,7 @@ import (
 	"time"
 
 	"github.com/folio-perf/folio-perf/minifolio/internal/catalog"
+	"github.com/folio-perf/folio-perf/minifolio/internal/jsonlayout"
 	"github.com/folio-perf/folio-perf/minifolio/internal/storage"
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgconn"
@@ -41,6 +43,10 @@ type Config struct {
 	ModuleURL func(catalog.Module) string
 	// SameSite of the login cookies (mod-login's LOGIN_COOKIE_SAMESITE, default Lax).
 	SameSite string
+	// ModuleIDs are the module ids every tenant has enabled
+	// ("mod-circulation-23.5.6"), for Okapi's module list
+	// (catalog.ModuleIDs of the release profile).
+	ModuleIDs []string
 }
 
 // Gateway is the http.Handler of the okapi process.
@@ -148,6 +154,10 @@ func (g *Gateway) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		return
 	case "/authn/login", "/authn/login-with-expiry", "/authn/refresh", "/authn/logout":
 		g.authn(w, r)
+		return
+	}
+	if tenant, ok := tenantModulesPath(r.URL.Path); ok {
+		g.tenantModules(w, r, tenant)
 		return
 	}
 
@@ -440,4 +450,43 @@ func preflight(w http.ResponseWriter, r *http.Request) {
 	}
 	storage.SetRawHeader(h, "access-control-max-age", strconv.Itoa(7200))
 	w.WriteHeader(http.StatusNoContent)
+}
+
+// tenantModulesPath matches Okapi's /_/proxy/tenants/{tenant}/modules.
+func tenantModulesPath(p string) (string, bool) {
+	rest, ok := strings.CutPrefix(p, "/_/proxy/tenants/")
+	if !ok {
+		return "", false
+	}
+	tenant, ok := strings.CutSuffix(rest, "/modules")
+	return tenant, ok && tenant != "" && !strings.Contains(tenant, "/")
+}
+
+// tenantModules answers Okapi's GET /_/proxy/tenants/{tenant}/modules: the
+// ids of the modules the tenant has enabled, sorted, as Okapi's internal
+// module writes them (Json.encodePrettily: `[ {` … `"id" : "mod-…"` … `} ]`).
+// Clients read module versions from it. Okapi's 404 for an unknown tenant
+// is text/plain with the tenant id.
+func (g *Gateway) tenantModules(w http.ResponseWriter, r *http.Request, tenant string) {
+	if r.Method != http.MethodGet {
+		w.Header().Set("Allow", "GET")
+		textError(w, http.StatusMethodNotAllowed, "Method not allowed")
+		return
+	}
+	if !storage.ValidTenant(tenant) || !g.tenantExists(r.Context(), tenant) {
+		textError(w, http.StatusNotFound, tenant)
+		return
+	}
+	type module struct {
+		ID string `json:"id"`
+	}
+	list := make([]module, 0, len(g.cfg.ModuleIDs))
+	for _, id := range g.cfg.ModuleIDs {
+		list = append(list, module{id})
+	}
+	b, _ := json.Marshal(list)
+	body := jsonlayout.Pretty(b)
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Content-Length", strconv.Itoa(len(body)))
+	_, _ = w.Write(body)
 }

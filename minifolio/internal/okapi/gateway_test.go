@@ -73,7 +73,8 @@ func setup(t *testing.T) *env {
 		t.Fatal(err)
 	}
 	gw := httptest.NewServer(okapi.New(okapi.Config{Port: 1, DB: pool, Signer: signer,
-		ModuleURL: func(m catalog.Module) string { return backend.URL }}))
+		ModuleURL: func(m catalog.Module) string { return backend.URL },
+		ModuleIDs: []string{"mod-circulation-23.0.1", "mod-users-18.2.0"}}))
 	t.Cleanup(gw.Close)
 	return &env{t: t, gw: gw, signer: signer, tenant: tenant, userID: uid, tenantB: tenantB, goneID: goneID, pool: pool}
 }
@@ -390,5 +391,19 @@ func TestHeaderNamesAsFolioSpellsThem(t *testing.T) {
 	if !strings.HasPrefix(get, "HTTP/1.1 200") || !strings.Contains(get, "\r\naccess-control-expose-headers: ") ||
 		strings.Count(strings.ToLower(get), "access-control-allow-origin:") != 1 {
 		t.Errorf("CORS on a proxied request:\n%s", get)
+	}
+}
+
+// Okapi's module list: no token needed, Okapi's pretty layout, 404 for a
+// tenant that does not exist.
+func TestTenantModuleList(t *testing.T) {
+	e := setup(t)
+	r := e.do("GET", "/_/proxy/tenants/"+e.tenant+"/modules", "")
+	want := "[ {\n  \"id\" : \"mod-circulation-23.0.1\"\n}, {\n  \"id\" : \"mod-users-18.2.0\"\n} ]"
+	if r.code != 200 || r.body != want || r.hdr.Get("Content-Type") != "application/json" {
+		t.Fatalf("module list: %d %q %q, want %q", r.code, r.hdr.Get("Content-Type"), r.body, want)
+	}
+	if r := e.do("GET", "/_/proxy/tenants/nosuch/modules", ""); r.code != 404 {
+		t.Errorf("unknown tenant: %d %s", r.code, r.body)
 	}
 }
