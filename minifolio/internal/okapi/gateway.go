@@ -54,6 +54,9 @@ type Gateway struct {
 	cfg     Config
 	proxies map[string]*httputil.ReverseProxy // by module name
 	selfURL string
+	// loginGeneric: the profile's mod-login answers every failed login alike
+	// (genericLoginErrors).
+	loginGeneric bool
 
 	mu      sync.RWMutex
 	tenants map[string]time.Time // known tenant → when confirmed
@@ -98,7 +101,7 @@ func New(cfg Config) *Gateway {
 		DisableCompression:  true,
 	}
 	g := &Gateway{cfg: cfg, proxies: map[string]*httputil.ReverseProxy{}, tenants: map[string]time.Time{}, users: map[string]userState{},
-		selfURL: fmt.Sprintf("http://127.0.0.1:%d", cfg.Port)}
+		selfURL: fmt.Sprintf("http://127.0.0.1:%d", cfg.Port), loginGeneric: genericLoginErrors(cfg.ModuleIDs)}
 	for _, m := range catalog.Modules {
 		target, _ := url.Parse(cfg.ModuleURL(m))
 		name := m.Name

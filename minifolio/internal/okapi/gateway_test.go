@@ -407,3 +407,38 @@ func TestTenantModuleList(t *testing.T) {
 		t.Errorf("unknown tenant: %d %s", r.code, r.body)
 	}
 }
+
+// Login errors follow the profile's mod-login: up to 7.13.0 one message per
+// cause, from 7.13.1 (MODLOGIN-164) one message for all of them.
+func TestLoginErrorsFollowTheModLoginVersion(t *testing.T) {
+	e := setup(t)
+	for _, c := range []struct {
+		login, message, code string
+	}{
+		{"mod-login-7.13.0", "Password does not match", "password.incorrect"},
+		{"mod-login-7.13.1", "Wrong username or wrong password or account blocked", "wrong.username.or.wrong.password.or.account.blocked"},
+		{"mod-login-8.0.0", "Wrong username or wrong password or account blocked", "wrong.username.or.wrong.password.or.account.blocked"},
+	} {
+		gw := httptest.NewServer(okapi.New(okapi.Config{Port: 1, DB: e.pool, Signer: e.signer,
+			ModuleURL: func(m catalog.Module) string { return "http://127.0.0.1:1" }, ModuleIDs: []string{c.login, "mod-users-19.1.1"}}))
+		e2 := *e
+		e2.gw = gw
+		r := e2.do("POST", "/authn/login", `{"username":"operator","password":"wrong"}`, "X-Okapi-Tenant", e.tenant, "Content-Type", "application/json")
+		var body struct {
+			Errors []struct{ Message, Code string } `json:"errors"`
+		}
+		if err := json.Unmarshal([]byte(r.body), &body); err != nil || r.code != 422 || len(body.Errors) != 1 ||
+			body.Errors[0].Message != c.message || body.Errors[0].Code != c.code {
+			t.Errorf("%s, wrong password: %d %s, want %q / %s", c.login, r.code, r.body, c.message, c.code)
+		}
+		if c.login != "mod-login-7.13.0" {
+			for _, u := range []string{`{"username":"nobody","password":"x"}`, `{"username":"gone","password":"s3cret"}`} {
+				if r := e2.do("POST", "/authn/login", u, "X-Okapi-Tenant", e.tenant, "Content-Type", "application/json"); r.code != 422 ||
+					!strings.Contains(r.body, c.message) {
+					t.Errorf("%s, %s: %d %s, want %q", c.login, u, r.code, r.body, c.message)
+				}
+			}
+		}
+		gw.Close()
+	}
+}
