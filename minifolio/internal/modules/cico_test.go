@@ -74,6 +74,17 @@ func TestOrchidCheckOutAndCheckInSequences(t *testing.T) {
 		str(it, "permanentLoanType.name") != "Can circulate" || it["title"] != "A semantic web primer" {
 		t.Fatalf("inventory item lacks mod-inventory's fields: %v", it)
 	}
+	// mod-inventory's item.json: locations as {id, name}, isBoundWith, and
+	// none of the storage's *LocationId fields (its schema forbids them).
+	if str(it, "permanentLocation.id") != f.location || str(it, "permanentLocation.name") == "" ||
+		str(it, "effectiveLocation.id") != f.location || it["isBoundWith"] != false {
+		t.Errorf("inventory item's locations are not mod-inventory's: %v", it)
+	}
+	for _, k := range []string{"permanentLocationId", "effectiveLocationId", "temporaryLocationId", "materialTypeId"} {
+		if _, has := it[k]; has {
+			t.Errorf("inventory item has %s, which mod-inventory's item.json forbids", k)
+		}
+	}
 
 	r := e.do("POST", "/circulation/check-out-by-barcode", checkOutBody(f, ib, ub))
 	if r.status != 201 {
