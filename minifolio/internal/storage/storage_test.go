@@ -307,6 +307,20 @@ func TestCollectionHandler(t *testing.T) {
 	// resultInfo where FOLIO's collection schema has it.
 	if _, _, body := c.do("GET", "/users", ""); !strings.Contains(body, `"users":[]`) || !strings.Contains(body, `"resultInfo":{"totalRecords":0`) {
 		t.Errorf("users envelope: %s", body)
+	}	// Bad CQL: RMB's 400 text, the Java exception chain; mod-users adds the query.
+	for _, b := range []struct{ path, query, want string }{
+		{"/item-storage/items", `barcode=="a" and (`,
+			"org.folio.cql2pgjson.exception.QueryValidationException: org.z3950.zing.cql.CQLParseException: "},
+		{"/users", `username==x)`,
+			"org.folio.cql2pgjson.exception.QueryValidationException: org.z3950.zing.cql.CQLParseException: "},
+	} {
+		code, _, body := c.do("GET", b.path+"?query="+url.QueryEscape(b.query), "")
+		if code != 400 || !strings.HasPrefix(body, b.want) || len(body) == len(b.want) {
+			t.Errorf("%s %q: %d %q, want 400 %q<message>", b.path, b.query, code, body, b.want)
+		}
+		if users := b.path == "/users"; users != strings.HasSuffix(body, ": "+b.query) {
+			t.Errorf("%s %q: %q: the query is appended by mod-users only", b.path, b.query, body)
+		}
 	}
 }
 

@@ -11,6 +11,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/folio-perf/folio-perf/minifolio/internal/cql"
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgconn"
 	"github.com/jackc/pgx/v5/pgxpool"
@@ -158,12 +159,32 @@ const exactCountLimit = 1000
 func Find(ctx context.Context, db DB, tenant string, t *Table, cqlQuery string, limit, offset int) (Page, error) {
 	tr, err := translate(t, cqlQuery)
 	if err != nil {
-		return Page{}, &QueryError{Msg: err.Error()}
+		return Page{}, &QueryError{Msg: rmbQueryMessage(t, cqlQuery, err)}
 	}
 	for _, f := range tr.Unindexed {
 		slog.Warn("Doing SQL query without index for "+f, "table", t.Name, "cql", cqlQuery)
 	}
 	return FindWhere(ctx, db, tenant, t, tr.Where, tr.OrderBy, tr.Args, limit, offset)
+}
+
+// rmbQueryMessage is RMB's 400 text for a query CQL2PgJSON refuses: the
+// exception chain as Java prints it (PgUtil answers with the
+// CQLQueryValidationException's message, the toString of its cause):
+// "org.folio.cql2pgjson.exception.QueryValidationException:
+// org.z3950.zing.cql.CQLParseException: <msg>" for a syntax error, without
+// the CQLParseException part for a query that parses but cannot be
+// translated. mod-users adds ": <query>".
+func rmbQueryMessage(t *Table, q string, err error) string {
+	msg := err.Error()
+	var ce *cql.Error
+	if errors.As(err, &ce) && ce.Syntax {
+		msg = "org.z3950.zing.cql.CQLParseException: " + msg
+	}
+	msg = "org.folio.cql2pgjson.exception.QueryValidationException: " + msg
+	if t.Module == "mod-users" {
+		msg += ": " + q
+	}
+	return msg
 }
 
 // QueryError is a client error in a query (bad CQL); its message goes to the
