@@ -75,8 +75,9 @@ func ByName(name string) (Module, bool) {
 }
 
 // DefaultVersions are the module versions a profile without its own
-// moduleVersions reports: the Orchid release's (FOLIO's platform-complete
-// R1-2023), whose CICO workflow folio-perf replays. mod-login and
+// moduleVersions reports: FOLIO-like versions of the Orchid release line
+// (R1-2023), whose CICO workflow folio-perf replays; the major.minor follow
+// that release, the patch levels are illustrative. mod-login and
 // mod-authtoken are listed too: the gateway plays them.
 var DefaultVersions = map[string]string{
 	"mod-authtoken": "2.13.0", "mod-login": "7.9.0", "mod-users": "19.1.1", "mod-configuration": "5.9.1",
