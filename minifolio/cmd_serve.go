@@ -22,6 +22,7 @@ import (
 	"github.com/folio-perf/folio-perf/minifolio/internal/catalog"
 	"github.com/folio-perf/folio-perf/minifolio/internal/modules"
 	"github.com/folio-perf/folio-perf/minifolio/internal/okapi"
+	"github.com/folio-perf/folio-perf/minifolio/internal/profile"
 	"github.com/folio-perf/folio-perf/minifolio/internal/storage"
 )
 
@@ -43,6 +44,7 @@ func cmdServe(args []string, _ io.Writer) error {
 	// tells two stacks on one machine apart by it (telegraf/native.conf).
 	_ = fs.String("run-dir", "", "directory of the `up` that started this process (informational)")
 	osURL := fs.String("opensearch", os.Getenv("FP_OPENSEARCH_URL"), "OpenSearch URL for mod-search, e.g. http://127.0.0.1:9200 (default $FP_OPENSEARCH_URL)")
+	withSearch := fs.Bool("with-search", false, "mod-search runs in this deployment: Okapi's module list names it (okapi only; set by up --opensearch)")
 	db := dbFlag(fs)
 	if err := parse(fs, args); err != nil {
 		return err
@@ -61,7 +63,11 @@ func cmdServe(args []string, _ io.Writer) error {
 		if *port == 0 {
 			*port = 9130
 		}
-		return serveGateway(ctx, dsn, *host, *port, *ttl)
+		p, err := profile.Load(profile.Dir(), *prof)
+		if err != nil {
+			return fail(err.Error(), "pick a profile from "+profile.Dir())
+		}
+		return serveGateway(ctx, dsn, *host, *port, *ttl, catalog.ModuleIDs(p.ModuleVersions, *withSearch))
 	}
 	m, ok := catalog.ByName(*module)
 	if !ok {
@@ -142,7 +148,7 @@ func startProfiler(module string) {
 }
 
 // serveGateway runs the okapi process until ctx ends.
-func serveGateway(ctx context.Context, dsn, host string, port int, ttl time.Duration) error {
+func serveGateway(ctx context.Context, dsn, host string, port int, ttl time.Duration, moduleIDs []string) error {
 	secret := []byte(os.Getenv("MINIFOLIO_TOKEN_SECRET"))
 	if len(secret) == 0 {
 		// Tokens then die with the process; `up` always passes one.
@@ -161,7 +167,7 @@ func serveGateway(ctx context.Context, dsn, host string, port int, ttl time.Dura
 	}
 	defer pool.Close()
 	gw := okapi.New(okapi.Config{Port: port, DB: pool, Signer: signer, TokenTTL: ttl,
-		SameSite: os.Getenv("LOGIN_COOKIE_SAMESITE")})
+		SameSite: os.Getenv("LOGIN_COOKIE_SAMESITE"), ModuleIDs: moduleIDs})
 	ln, err := net.Listen("tcp", net.JoinHostPort(host, fmt.Sprint(port)))
 	if err != nil {
 		return fail(fmt.Sprintf("okapi cannot listen on %s (%v)", net.JoinHostPort(host, fmt.Sprint(port)), errors.Unwrap(err)), "free the port or pass another --port / --host")

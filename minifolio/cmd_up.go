@@ -163,6 +163,9 @@ func cmdUp(args []string, out io.Writer) error {
 		e := env
 		if p.name == gatewayName {
 			args = append(args, "--token-ttl", ttl.String())
+			if *osURL != "" {
+				args = append(args, "--with-search")
+			}
 			e = append(append([]string{}, env...), "MINIFOLIO_TOKEN_SECRET="+secret)
 		} else {
 			args = append(args, "--okapi-url", okapiURL)

@@ -11,6 +11,9 @@ import (
 type Error struct {
 	Msg string
 	Pos int // byte offset in the query where the problem was seen, -1 if unknown
+	// Syntax: the query does not parse (cql-java's CQLParseException), as
+	// opposed to a parsed query the translation refuses.
+	Syntax bool
 }
 
 func (e *Error) Error() string { return e.Msg }

@@ -1,6 +1,7 @@
 package cql
 
 import (
+	"errors"
 	"fmt"
 	"sort"
 	"strings"
@@ -27,6 +28,10 @@ type SQL struct {
 func ToSQL(query string, t Table, firstArg int) (SQL, error) {
 	q, err := Parse(query)
 	if err != nil {
+		var ce *Error
+		if errors.As(err, &ce) {
+			ce.Syntax = true
+		}
 		return SQL{}, err
 	}
 	return Translate(q, t, firstArg)

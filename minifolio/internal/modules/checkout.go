@@ -33,10 +33,20 @@ type checkOutRequest struct {
 
 // Statuses mod-circulation refuses to check out (CheckOutValidators:
 // refuseWhenItemIsNotAllowedForCheckOut); "Checked out" has its own message.
+// "Missing" is not among them: a Missing item that turns up at the desk is
+// checked out (CIRC-688; mod-circulation's CheckOutByBarcodeTests
+// canCheckOutMissingItem).
 var notCheckoutable = map[string]bool{
 	"Aged to lost": true, "Claimed returned": true, "Declared lost": true, "In process (non-requestable)": true,
-	"Intellectual item": true, "Long missing": true, "Lost and paid": true, "Missing": true, "Restricted": true,
+	"Intellectual item": true, "Long missing": true, "Lost and paid": true, "Restricted": true,
 	"Unavailable": true, "Unknown": true, "Withdrawn": true,
+}
+
+// patronBlockOverride is what a blocked patron's 422 tells the UI: the block
+// may be overridden with this permission (mod-circulation's BlockOverrideError
+// for manual and automated patron blocks alike).
+func patronBlockOverride() *OverridableBlock {
+	return &OverridableBlock{Name: "patronBlock", MissingPermissions: []string{"circulation.override-patron-block.post"}}
 }
 
 // checkOut is POST /circulation/check-out-by-barcode. The order of the checks
@@ -135,13 +145,13 @@ func (c *circulation) doCheckOut(ctx context.Context, cl caller, req checkOutReq
 	var errs []ValidationError
 	if len(manual) > 0 {
 		errs = append(errs, ValidationError{Message: "Patron blocked from borrowing",
-			Parameters: []Param{{Key: "reason", Value: strings.Join(manual, ";")}}, Code: "USER_IS_BLOCKED_MANUALLY"})
+			Parameters: []Param{{Key: "reason", Value: strings.Join(manual, ";")}}, Code: "USER_IS_BLOCKED_MANUALLY",
+			OverridableBlock: patronBlockOverride()})
 	}
 	for _, b := range auto.AutomatedPatronBlocks {
 		if boolean(b, "blockBorrowing", false) {
 			errs = append(errs, ValidationError{Message: str(b, "message"), Parameters: []Param{},
-				Code: "USER_IS_BLOCKED_AUTOMATICALLY", OverridableBlock: &OverridableBlock{Name: "patronBlock",
-					MissingPermissions: []string{"circulation.override-patron-block.post"}}})
+				Code: "USER_IS_BLOCKED_AUTOMATICALLY", OverridableBlock: patronBlockOverride()})
 		}
 	}
 	if req.ProxyUserBarcode != "" {
@@ -165,17 +175,22 @@ func (c *circulation) doCheckOut(ctx context.Context, cl caller, req checkOutReq
 	if item == nil {
 		return nil, false, invalid(fmt.Sprintf("No item with barcode %s could be found", req.ItemBarcode), "itemBarcode", req.ItemBarcode, "")
 	}
+	// The item checks are collected too: an item already checked out gets
+	// both the status error and the open-loan one, as in FOLIO.
 	status := str(item, "status.name")
 	if status == "Checked out" {
-		return nil, false, invalid("Item is already checked out", "itemBarcode", req.ItemBarcode, "")
+		errs = append(errs, invalid("Item is already checked out", "itemBarcode", req.ItemBarcode, "").errs...)
 	}
 	if notCheckoutable[status] {
-		return nil, false, invalid(fmt.Sprintf("%s (%s) (Barcode: %s) has the item status %s and cannot be checked out",
-			view.title(), str(view.materialType, "name"), req.ItemBarcode, status), "itemBarcode", req.ItemBarcode, "")
+		errs = append(errs, invalid(fmt.Sprintf("%s (%s) (Barcode: %s) has the item status %s and cannot be checked out",
+			view.title(), str(view.materialType, "name"), req.ItemBarcode, status), "itemBarcode", req.ItemBarcode, "").errs...)
 	}
 	itemID := str(item, "id")
 	if len(open) > 0 {
-		return nil, false, hasOpenLoan(req.ItemBarcode)
+		errs = append(errs, hasOpenLoan(req.ItemBarcode).errs...)
+	}
+	if len(errs) > 0 {
+		return nil, false, &failure{status: http.StatusUnprocessableEntity, errs: errs}
 	}
 
 	pol, err := resolvePolicies(ctx, c.okapi, c.refs, cl)

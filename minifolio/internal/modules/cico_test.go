@@ -1,6 +1,7 @@
 package modules
 
 import (
+	"encoding/json"
 	"fmt"
 	"net/url"
 	"strconv"
@@ -72,6 +73,17 @@ func TestOrchidCheckOutAndCheckInSequences(t *testing.T) {
 	if it["id"] != f.itemIDs[ib] || str(it, "status.name") != "Available" || str(it, "materialType.name") != "book" ||
 		str(it, "permanentLoanType.name") != "Can circulate" || it["title"] != "A semantic web primer" {
 		t.Fatalf("inventory item lacks mod-inventory's fields: %v", it)
+	}
+	// mod-inventory's item.json: locations as {id, name}, isBoundWith, and
+	// none of the storage's *LocationId fields (its schema forbids them).
+	if str(it, "permanentLocation.id") != f.location || str(it, "permanentLocation.name") == "" ||
+		str(it, "effectiveLocation.id") != f.location || it["isBoundWith"] != false {
+		t.Errorf("inventory item's locations are not mod-inventory's: %v", it)
+	}
+	for _, k := range []string{"permanentLocationId", "effectiveLocationId", "temporaryLocationId", "materialTypeId"} {
+		if _, has := it[k]; has {
+			t.Errorf("inventory item has %s, which mod-inventory's item.json forbids", k)
+		}
 	}
 
 	r := e.do("POST", "/circulation/check-out-by-barcode", checkOutBody(f, ib, ub))
@@ -250,7 +262,8 @@ func TestCheckOutValidationErrorsAreFolios(t *testing.T) {
 		{"manual block", checkOutBody(f, "it-020", "u-manual"), wantError{422, "Patron blocked from borrowing", "reason", "Lost library card;Unpaid invoice", "USER_IS_BLOCKED_MANUALLY"}},
 		{"automated block", checkOutBody(f, "it-020", "u-limited"), wantError{422, "Patron has reached maximum allowed number of items charged out", "", "", "USER_IS_BLOCKED_AUTOMATICALLY"}},
 		{"no service point", noSP, wantError{422, "Check out must be performed at a service point", "servicePointId", "", ""}},
-		{"missing item status", checkOutBody(f, "it-missing", "u-020"), wantError{422, "A semantic web primer (book) (Barcode: it-missing) has the item status Missing and cannot be checked out", "itemBarcode", "it-missing", ""}},
+		{"already checked out: the open loan too", checkOutBody(f, "it-010", "u-020"), wantError{422, "Cannot check out item that already has an open loan", "itemBarcode", "it-010", "ITEM_HAS_OPEN_LOAN"}},
+		{"withdrawn item status", checkOutBody(f, "it-withdrawn", "u-020"), wantError{422, "A semantic web primer (book) (Barcode: it-withdrawn) has the item status Withdrawn and cannot be checked out", "itemBarcode", "it-withdrawn", ""}},
 		{"empty user barcode", checkOutBody(f, "it-020", ""), wantError{422, "Could not find user with matching barcode", "userBarcode", "", "USER_BARCODE_NOT_FOUND"}},
 		{"empty item barcode", checkOutBody(f, "", "u-020"), wantError{422, "No item with barcode  could be found", "itemBarcode", "", ""}},
 		{"malformed JSON", `{"itemBarcode": "it-020",`, wantError{400, "Json content error", "", "", ""}},
@@ -267,10 +280,35 @@ func TestCheckOutValidationErrorsAreFolios(t *testing.T) {
 	if loans != 3 || status != "Available" {
 		t.Fatalf("refused check-outs wrote: %d loans (want 3), it-020 %q", loans, status)
 	}
-	// automated block carries overridableBlock, as mod-circulation's BlockOverrideError
-	r := e.do("POST", "/circulation/check-out-by-barcode", checkOutBody(f, "it-020", "u-limited"))
-	if !strings.Contains(string(r.body), `"overridableBlock":{"name":"patronBlock"`) {
-		t.Errorf("automated block without overridableBlock: %s", r.body)
+	// manual and automated blocks carry overridableBlock, as mod-circulation's BlockOverrideError
+	for _, u := range []string{"u-limited", "u-manual"} {
+		r := e.do("POST", "/circulation/check-out-by-barcode", checkOutBody(f, "it-020", u))
+		var got struct {
+			Errors []ValidationError `json:"errors"`
+		}
+		if err := json.Unmarshal(r.body, &got); err != nil || len(got.Errors) != 1 || got.Errors[0].OverridableBlock == nil ||
+			got.Errors[0].OverridableBlock.Name != "patronBlock" ||
+			strings.Join(got.Errors[0].OverridableBlock.MissingPermissions, ",") != "circulation.override-patron-block.post" {
+			t.Errorf("%s: block without patronBlock overridableBlock: %s", u, r.body)
+		}
+	}
+	// an item already checked out: both errors, status first (FOLIO collects them)
+	r := e.do("POST", "/circulation/check-out-by-barcode", checkOutBody(f, "it-010", "u-020"))
+	var both struct {
+		Errors []ValidationError `json:"errors"`
+	}
+	if err := json.Unmarshal(r.body, &both); err != nil || len(both.Errors) != 2 ||
+		both.Errors[0].Message != "Item is already checked out" || both.Errors[1].Code != "ITEM_HAS_OPEN_LOAN" {
+		t.Errorf("already checked out: want the status error then ITEM_HAS_OPEN_LOAN, got %s", r.body)
+	}
+	// a Missing item is checked out (CIRC-688): 201 with an open loan, item Checked out
+	if r := e.do("POST", "/circulation/check-out-by-barcode", checkOutBody(f, "it-missing", "u-020")); r.status != 201 ||
+		str(r.json(t), "status.name") != "Open" {
+		t.Errorf("check-out of a Missing item: %d %s, want 201 with a loan", r.status, r.body)
+	}
+	pool.QueryRow(t.Context(), `SELECT jsonb->'status'->>'name' FROM `+tenant+`_mod_inventory_storage.item WHERE jsonb->>'barcode' = 'it-missing'`).Scan(&status)
+	if status != "Checked out" {
+		t.Errorf("Missing item after check-out: %q, want Checked out", status)
 	}
 	// wrong content type and a huge body: FOLIO's status, a clear message
 	assertError(t, "xml body", e.do("POST", "/circulation/check-out-by-barcode", "<x/>", "Content-Type", "application/xml"),

@@ -196,10 +196,12 @@ func loadFixture(t testing.TB, pool *pgxpool.Pool, tenant string, items int) *fi
 		f.items = append(f.items, bc)
 		f.itemIDs[bc] = id
 		put(inv, "item", obj{"id": id, "barcode": bc, "holdingsRecordId": f.holdings, "materialTypeId": mt, "permanentLoanTypeId": lt,
-			"effectiveLocationId": f.location, "status": obj{"name": "Available"}})
+			"permanentLocationId": f.location, "effectiveLocationId": f.location, "status": obj{"name": "Available"}})
 	}
 	put(inv, "item", obj{"id": newUUID(), "barcode": "it-missing", "holdingsRecordId": f.holdings, "materialTypeId": mt,
 		"permanentLoanTypeId": lt, "effectiveLocationId": f.location, "status": obj{"name": "Missing"}})
+	put(inv, "item", obj{"id": newUUID(), "barcode": "it-withdrawn", "holdingsRecordId": f.holdings, "materialTypeId": mt,
+		"permanentLoanTypeId": lt, "effectiveLocationId": f.location, "status": obj{"name": "Withdrawn"}})
 
 	put(users, "groups", obj{"id": f.group, "group": "undergrad", "desc": "Undergraduate Student"})
 	put(users, "groups", obj{"id": f.limitedGroup, "group": "limited", "desc": "Two items at most"})

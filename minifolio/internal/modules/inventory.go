@@ -26,12 +26,12 @@ func (v *inventory) items(w http.ResponseWriter, r *http.Request) {
 	}
 	out := make([]obj, 0, len(items))
 	for _, it := range items {
-		view, err := loadItemView(r.Context(), v.refs, cl, it)
+		item, err := v.representation(r, cl, it)
 		if err != nil {
 			writeFailure(w, err)
 			return
 		}
-		out = append(out, view.inventoryItem())
+		out = append(out, item)
 	}
 	writeJSON(w, http.StatusOK, obj{"items": out, "totalRecords": total})
 }
@@ -42,10 +42,32 @@ func (v *inventory) item(w http.ResponseWriter, r *http.Request) {
 	if !ok {
 		return
 	}
-	view, err := loadItemView(r.Context(), v.refs, cl, it)
+	item, err := v.representation(r, cl, it)
 	if err != nil {
 		writeFailure(w, err)
 		return
 	}
-	writeJSON(w, http.StatusOK, view.inventoryItem())
+	writeJSON(w, http.StatusOK, item)
+}
+
+// representation is mod-inventory's item (ItemRepresentation, its
+// ramls/item.json): the item's own permanent and temporary locations, and
+// the effective one, as {id, name} objects instead of the storage's *Id
+// fields, which mod-inventory's schema does not allow.
+func (v *inventory) representation(r *http.Request, cl caller, it obj) (obj, error) {
+	view, err := loadItemView(r.Context(), v.refs, cl, it)
+	if err != nil {
+		return nil, err
+	}
+	out := view.inventoryItem()
+	for field, id := range map[string]string{"permanentLocation": str(it, "permanentLocationId"), "temporaryLocation": str(it, "temporaryLocationId")} {
+		loc, err := v.refs.byID(r.Context(), cl, "/locations", id)
+		if err != nil {
+			return nil, err
+		}
+		if loc != nil {
+			out[field] = obj{"id": str(loc, "id"), "name": str(loc, "name")}
+		}
+	}
+	return out, nil
 }

@@ -164,8 +164,11 @@ func (v *itemView) inventoryItem() obj {
 	if v.location != nil {
 		out["effectiveLocation"] = obj{"id": str(v.location, "id"), "name": str(v.location, "name")}
 	}
-	delete(out, "materialTypeId")
-	delete(out, "permanentLoanTypeId")
-	delete(out, "temporaryLoanTypeId")
+	// Bound-with parts are not modelled: no item is bound with another.
+	out["isBoundWith"] = false
+	for _, f := range []string{"materialTypeId", "permanentLoanTypeId", "temporaryLoanTypeId",
+		"permanentLocationId", "temporaryLocationId", "effectiveLocationId"} {
+		delete(out, f)
+	}
 	return out
 }

@@ -137,6 +137,12 @@ func Handler(cfg Config, pool *pgxpool.Pool, prof *profile.Profile) (http.Handle
 	}
 
 	var h http.Handler = mux
+	if m.Name == "mod-circulation" || m.Name == "mod-inventory" {
+		// Both answer through Vert.x's Json.encodePrettily with
+		// "application/json; charset=utf-8" (their JsonHttpResponse /
+		// JsonResponse), not RMB's compact JSON.
+		h = storage.VertxJSONHandler(h)
+	}
 	if m.Name == "mod-inventory-storage" {
 		h = newItemEvents(okapi).wrap(h)
 	}

@@ -3,6 +3,7 @@ package okapi
 import (
 	"encoding/json"
 	"errors"
+	"fmt"
 	"net/http"
 	"strconv"
 	"strings"
@@ -17,6 +18,32 @@ var (
 	usersTable = storage.MustLookup("mod_users", "users")
 	credsTable = storage.MustLookup("mod_login", "auth_credentials")
 )
+
+// Since mod-login 7.13.1 (MODLOGIN-164) an unknown user, a wrong password
+// and an inactive user get one answer, so a login error no longer tells which
+// usernames exist; up to 7.13.0 each had its own message and code. The
+// gateway follows the mod-login version of the release profile.
+const (
+	genericLoginMessage = "Wrong username or wrong password or account blocked"
+	genericLoginCode    = "wrong.username.or.wrong.password.or.account.blocked"
+)
+
+// genericLoginErrors reports whether the mod-login among ids (module ids,
+// "mod-login-7.13.1") answers every login failure alike.
+func genericLoginErrors(ids []string) bool {
+	for _, id := range ids {
+		v, ok := strings.CutPrefix(id, "mod-login-")
+		if !ok {
+			continue
+		}
+		var major, minor, patch int
+		if _, err := fmt.Sscanf(v, "%d.%d.%d", &major, &minor, &patch); err != nil {
+			return false
+		}
+		return major > 7 || major == 7 && (minor > 13 || minor == 13 && patch >= 1)
+	}
+	return false
+}
 
 // expiryFormat is how mod-login writes accessTokenExpiration (ISO-8601 UTC).
 const expiryFormat = "2006-01-02T15:04:05Z"
@@ -67,6 +94,10 @@ func (g *Gateway) authn(w http.ResponseWriter, r *http.Request) {
 	userID, active, err := g.lookupUser(r, tenant, username)
 	switch {
 	case errors.Is(err, storage.ErrNotFound):
+		if g.loginGeneric {
+			loginError(w, genericLoginMessage, genericLoginCode, "username", username)
+			return
+		}
 		loginError(w, "Error verifying user existence: No user found by username "+username, "username.incorrect", "username", username)
 		return
 	case err != nil:
@@ -74,12 +105,20 @@ func (g *Gateway) authn(w http.ResponseWriter, r *http.Request) {
 		textError(w, http.StatusInternalServerError, "Internal Server Error")
 		return
 	case !active:
+		if g.loginGeneric {
+			loginError(w, genericLoginMessage, genericLoginCode, "username", username)
+			return
+		}
 		loginError(w, "User must be flagged as active", "user.blocked", "username", username)
 		return
 	}
 	rec, err := g.credentialsOf(r, tenant, userID)
 	if errors.Is(err, storage.ErrNotFound) || (err == nil && !rec.Matches(password)) {
 		// Same answer whether the user has no credentials or a wrong one.
+		if g.loginGeneric {
+			loginError(w, genericLoginMessage, genericLoginCode, "username", username)
+			return
+		}
 		loginError(w, "Password does not match", "password.incorrect", "username", username)
 		return
 	}
@@ -96,7 +135,12 @@ func (g *Gateway) authn(w http.ResponseWriter, r *http.Request) {
 	}
 	if r.URL.Path == "/authn/login" {
 		// Legacy: token in the x-okapi-token header and the body, no cookies.
-		w.Header().Set("x-okapi-token", access)
+		// Spelt in lower case as mod-login writes it (login.raml and RMB's
+		// generated PostAuthnLoginResponse.headersFor201().withXOkapiToken):
+		// PTF's JMeter plans extract it from the raw header text with the
+		// regex `x-okapi-token: (.*)`, which Go's canonical X-Okapi-Token
+		// does not match.
+		storage.SetRawHeader(w.Header(), "x-okapi-token", access)
 		b, _ := json.Marshal(map[string]string{"okapiToken": access, "refreshToken": refresh})
 		storage.WriteJSON(w, http.StatusCreated, b)
 		return

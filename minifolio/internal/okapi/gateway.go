@@ -7,6 +7,7 @@ package okapi
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"errors"
 	"expvar"
 	"fmt"
@@ -23,6 +24,7 @@ import (
 	"time"
 
 	"github.com/folio-perf/folio-perf/minifolio/internal/catalog"
+	"github.com/folio-perf/folio-perf/minifolio/internal/jsonlayout"
 	"github.com/folio-perf/folio-perf/minifolio/internal/storage"
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgconn"
@@ -41,6 +43,10 @@ type Config struct {
 	ModuleURL func(catalog.Module) string
 	// SameSite of the login cookies (mod-login's LOGIN_COOKIE_SAMESITE, default Lax).
 	SameSite string
+	// ModuleIDs are the module ids every tenant has enabled
+	// ("mod-circulation-23.5.6"), for Okapi's module list
+	// (catalog.ModuleIDs of the release profile).
+	ModuleIDs []string
 }
 
 // Gateway is the http.Handler of the okapi process.
@@ -48,6 +54,9 @@ type Gateway struct {
 	cfg     Config
 	proxies map[string]*httputil.ReverseProxy // by module name
 	selfURL string
+	// loginGeneric: the profile's mod-login answers every failed login alike
+	// (genericLoginErrors).
+	loginGeneric bool
 
 	mu      sync.RWMutex
 	tenants map[string]time.Time // known tenant → when confirmed
@@ -92,7 +101,7 @@ func New(cfg Config) *Gateway {
 		DisableCompression:  true,
 	}
 	g := &Gateway{cfg: cfg, proxies: map[string]*httputil.ReverseProxy{}, tenants: map[string]time.Time{}, users: map[string]userState{},
-		selfURL: fmt.Sprintf("http://127.0.0.1:%d", cfg.Port)}
+		selfURL: fmt.Sprintf("http://127.0.0.1:%d", cfg.Port), loginGeneric: genericLoginErrors(cfg.ModuleIDs)}
 	for _, m := range catalog.Modules {
 		target, _ := url.Parse(cfg.ModuleURL(m))
 		name := m.Name
@@ -148,6 +157,10 @@ func (g *Gateway) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		return
 	case "/authn/login", "/authn/login-with-expiry", "/authn/refresh", "/authn/logout":
 		g.authn(w, r)
+		return
+	}
+	if tenant, ok := tenantModulesPath(r.URL.Path); ok {
+		g.tenantModules(w, r, tenant)
 		return
 	}
 
@@ -410,30 +423,73 @@ func requestID(prev, path string) string {
 
 // corsHeaders: Okapi's CorsHelper allows every origin with credentials and
 // exposes the Okapi headers.
+//
+// Okapi's CORS headers come from Vert.x's CorsHandler (okapi-core's
+// CorsHelper), which names them with Netty's HttpHeaderNames constants: all
+// lower case on the wire (access-control-allow-origin, vary, …).
 func corsHeaders(w http.ResponseWriter, r *http.Request) {
 	origin := r.Header.Get("Origin")
 	if origin == "" {
 		return
 	}
 	h := w.Header()
-	h.Set("Access-Control-Allow-Origin", origin)
-	h.Set("Access-Control-Allow-Credentials", "true")
-	h.Set("Access-Control-Expose-Headers", "Location,X-Okapi-Trace,X-Okapi-Token,Authorization,X-Okapi-Request-Id,X-Okapi-Module-Id")
-	h.Add("Vary", "Origin")
+	storage.SetRawHeader(h, "access-control-allow-origin", origin)
+	storage.SetRawHeader(h, "access-control-allow-credentials", "true")
+	storage.SetRawHeader(h, "access-control-expose-headers", "Location,X-Okapi-Trace,X-Okapi-Token,Authorization,X-Okapi-Request-Id,X-Okapi-Module-Id")
+	storage.SetRawHeader(h, "vary", "origin")
 }
 
 // preflight answers OPTIONS itself (204), without calling a module.
 func preflight(w http.ResponseWriter, r *http.Request) {
 	h := w.Header()
-	if h.Get("Access-Control-Allow-Origin") == "" {
-		h.Set("Access-Control-Allow-Origin", "*")
+	if r.Header.Get("Origin") == "" {
+		storage.SetRawHeader(h, "access-control-allow-origin", "*")
 	}
-	h.Set("Access-Control-Allow-Methods", "PUT,PATCH,DELETE,GET,POST")
+	storage.SetRawHeader(h, "access-control-allow-methods", "PUT,PATCH,DELETE,GET,POST")
 	if req := r.Header.Get("Access-Control-Request-Headers"); req != "" {
-		h.Set("Access-Control-Allow-Headers", req)
+		storage.SetRawHeader(h, "access-control-allow-headers", req)
 	} else {
-		h.Set("Access-Control-Allow-Headers", "Authorization,Content-Type,X-Okapi-Tenant,X-Okapi-Token,X-Okapi-Request-Id")
+		storage.SetRawHeader(h, "access-control-allow-headers", "Authorization,Content-Type,X-Okapi-Tenant,X-Okapi-Token,X-Okapi-Request-Id")
 	}
-	h.Set("Access-Control-Max-Age", strconv.Itoa(7200))
+	storage.SetRawHeader(h, "access-control-max-age", strconv.Itoa(7200))
 	w.WriteHeader(http.StatusNoContent)
+}
+
+// tenantModulesPath matches Okapi's /_/proxy/tenants/{tenant}/modules.
+func tenantModulesPath(p string) (string, bool) {
+	rest, ok := strings.CutPrefix(p, "/_/proxy/tenants/")
+	if !ok {
+		return "", false
+	}
+	tenant, ok := strings.CutSuffix(rest, "/modules")
+	return tenant, ok && tenant != "" && !strings.Contains(tenant, "/")
+}
+
+// tenantModules answers Okapi's GET /_/proxy/tenants/{tenant}/modules: the
+// ids of the modules the tenant has enabled, sorted, as Okapi's internal
+// module writes them (Json.encodePrettily: `[ {` … `"id" : "mod-…"` … `} ]`).
+// Clients read module versions from it. Okapi's 404 for an unknown tenant
+// is text/plain with the tenant id.
+func (g *Gateway) tenantModules(w http.ResponseWriter, r *http.Request, tenant string) {
+	if r.Method != http.MethodGet {
+		w.Header().Set("Allow", "GET")
+		textError(w, http.StatusMethodNotAllowed, "Method not allowed")
+		return
+	}
+	if !storage.ValidTenant(tenant) || !g.tenantExists(r.Context(), tenant) {
+		textError(w, http.StatusNotFound, tenant)
+		return
+	}
+	type module struct {
+		ID string `json:"id"`
+	}
+	list := make([]module, 0, len(g.cfg.ModuleIDs))
+	for _, id := range g.cfg.ModuleIDs {
+		list = append(list, module{id})
+	}
+	b, _ := json.Marshal(list)
+	body := jsonlayout.Pretty(b)
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Content-Length", strconv.Itoa(len(body)))
+	_, _ = w.Write(body)
 }

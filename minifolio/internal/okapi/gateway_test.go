@@ -5,8 +5,11 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"net"
 	"net/http"
 	"net/http/httptest"
+	"regexp"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -70,7 +73,8 @@ func setup(t *testing.T) *env {
 		t.Fatal(err)
 	}
 	gw := httptest.NewServer(okapi.New(okapi.Config{Port: 1, DB: pool, Signer: signer,
-		ModuleURL: func(m catalog.Module) string { return backend.URL }}))
+		ModuleURL: func(m catalog.Module) string { return backend.URL },
+		ModuleIDs: []string{"mod-circulation-23.0.1", "mod-users-18.2.0"}}))
 	t.Cleanup(gw.Close)
 	return &env{t: t, gw: gw, signer: signer, tenant: tenant, userID: uid, tenantB: tenantB, goneID: goneID, pool: pool}
 }
@@ -330,5 +334,111 @@ func TestUserWithAnInvalidActiveFieldIsNotActive(t *testing.T) {
 	e2 := setupGatewayOn(t, e)
 	if r := e2.do("GET", "/service-points", "", "X-Okapi-Tenant", e.tenant, "X-Okapi-Token", tok); r.code != 401 {
 		t.Fatalf("token of a user with active \"nope\": %d %s", r.code, r.body)
+	}
+}
+
+// rawHeaders sends request as written over a plain TCP connection and returns
+// the response's header block exactly as it came off the wire: a Go client
+// would canonicalise the names and hide the spelling under test.
+func rawHeaders(t *testing.T, baseURL, request string) string {
+	t.Helper()
+	conn, err := net.Dial("tcp", strings.TrimPrefix(baseURL, "http://"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close()
+	_ = conn.SetDeadline(time.Now().Add(10 * time.Second))
+	if _, err := io.WriteString(conn, request); err != nil {
+		t.Fatal(err)
+	}
+	b, err := io.ReadAll(conn)
+	if err != nil {
+		t.Fatal(err)
+	}
+	head, _, ok := strings.Cut(string(b), "\r\n\r\n")
+	if !ok {
+		t.Fatalf("no header block in %q", b)
+	}
+	return head + "\r\n"
+}
+
+// Header names as FOLIO spells them on the wire, read from the raw bytes.
+func TestHeaderNamesAsFolioSpellsThem(t *testing.T) {
+	e := setup(t)
+	body := `{"username":"operator","password":"s3cret"}`
+	login := rawHeaders(t, e.gw.URL, "POST /authn/login HTTP/1.1\r\nHost: x\r\nConnection: close\r\nX-Okapi-Tenant: "+e.tenant+
+		"\r\nContent-Type: application/json\r\nContent-Length: "+strconv.Itoa(len(body))+"\r\n\r\n"+body)
+	// PTF's JMeter plans: Regular Expression Extractor on the response headers.
+	m := regexp.MustCompile(`x-okapi-token: (.*)`).FindStringSubmatch(login)
+	if !strings.HasPrefix(login, "HTTP/1.1 201") || m == nil || strings.Count(strings.ToLower(login), "x-okapi-token:") != 1 {
+		t.Fatalf("login: PTF's regex `x-okapi-token: (.*)` does not match once:\n%s", login)
+	}
+	if _, err := e.signer.Verify(strings.TrimSpace(m[1]), "access", time.Now()); err != nil {
+		t.Errorf("the extracted token is not the access token: %v", err)
+	}
+
+	pre := rawHeaders(t, e.gw.URL, "OPTIONS /circulation/check-out-by-barcode HTTP/1.1\r\nHost: x\r\nConnection: close\r\n"+
+		"Origin: http://localhost\r\nAccess-Control-Request-Method: POST\r\nAccess-Control-Request-Headers: content-type\r\n\r\n")
+	for _, want := range []string{"\r\naccess-control-allow-origin: http://localhost\r\n", "\r\naccess-control-allow-credentials: true\r\n",
+		"\r\naccess-control-allow-methods: ", "\r\naccess-control-allow-headers: content-type\r\n", "\r\naccess-control-max-age: 7200\r\n"} {
+		if !strings.Contains(pre, want) {
+			t.Errorf("preflight lacks %q (Vert.x CorsHandler's spelling):\n%s", want, pre)
+		}
+	}
+	tok := m[1][:len(m[1])-1] // the regex keeps the \r
+	get := rawHeaders(t, e.gw.URL, "GET /service-points HTTP/1.1\r\nHost: x\r\nConnection: close\r\nOrigin: http://localhost\r\n"+
+		"X-Okapi-Tenant: "+e.tenant+"\r\nX-Okapi-Token: "+tok+"\r\n\r\n")
+	if !strings.HasPrefix(get, "HTTP/1.1 200") || !strings.Contains(get, "\r\naccess-control-expose-headers: ") ||
+		strings.Count(strings.ToLower(get), "access-control-allow-origin:") != 1 {
+		t.Errorf("CORS on a proxied request:\n%s", get)
+	}
+}
+
+// Okapi's module list: no token needed, Okapi's pretty layout, 404 for a
+// tenant that does not exist.
+func TestTenantModuleList(t *testing.T) {
+	e := setup(t)
+	r := e.do("GET", "/_/proxy/tenants/"+e.tenant+"/modules", "")
+	want := "[ {\n  \"id\" : \"mod-circulation-23.0.1\"\n}, {\n  \"id\" : \"mod-users-18.2.0\"\n} ]"
+	if r.code != 200 || r.body != want || r.hdr.Get("Content-Type") != "application/json" {
+		t.Fatalf("module list: %d %q %q, want %q", r.code, r.hdr.Get("Content-Type"), r.body, want)
+	}
+	if r := e.do("GET", "/_/proxy/tenants/nosuch/modules", ""); r.code != 404 {
+		t.Errorf("unknown tenant: %d %s", r.code, r.body)
+	}
+}
+
+// Login errors follow the profile's mod-login: up to 7.13.0 one message per
+// cause, from 7.13.1 (MODLOGIN-164) one message for all of them.
+func TestLoginErrorsFollowTheModLoginVersion(t *testing.T) {
+	e := setup(t)
+	for _, c := range []struct {
+		login, message, code string
+	}{
+		{"mod-login-7.13.0", "Password does not match", "password.incorrect"},
+		{"mod-login-7.13.1", "Wrong username or wrong password or account blocked", "wrong.username.or.wrong.password.or.account.blocked"},
+		{"mod-login-8.0.0", "Wrong username or wrong password or account blocked", "wrong.username.or.wrong.password.or.account.blocked"},
+	} {
+		gw := httptest.NewServer(okapi.New(okapi.Config{Port: 1, DB: e.pool, Signer: e.signer,
+			ModuleURL: func(m catalog.Module) string { return "http://127.0.0.1:1" }, ModuleIDs: []string{c.login, "mod-users-19.1.1"}}))
+		e2 := *e
+		e2.gw = gw
+		r := e2.do("POST", "/authn/login", `{"username":"operator","password":"wrong"}`, "X-Okapi-Tenant", e.tenant, "Content-Type", "application/json")
+		var body struct {
+			Errors []struct{ Message, Code string } `json:"errors"`
+		}
+		if err := json.Unmarshal([]byte(r.body), &body); err != nil || r.code != 422 || len(body.Errors) != 1 ||
+			body.Errors[0].Message != c.message || body.Errors[0].Code != c.code {
+			t.Errorf("%s, wrong password: %d %s, want %q / %s", c.login, r.code, r.body, c.message, c.code)
+		}
+		if c.login != "mod-login-7.13.0" {
+			for _, u := range []string{`{"username":"nobody","password":"x"}`, `{"username":"gone","password":"s3cret"}`} {
+				if r := e2.do("POST", "/authn/login", u, "X-Okapi-Tenant", e.tenant, "Content-Type", "application/json"); r.code != 422 ||
+					!strings.Contains(r.body, c.message) {
+					t.Errorf("%s, %s: %d %s, want %q", c.login, u, r.code, r.body, c.message)
+				}
+			}
+		}
+		gw.Close()
 	}
 }

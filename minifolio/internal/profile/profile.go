@@ -18,6 +18,8 @@ import (
 	"sort"
 	"strings"
 	"time"
+
+	"github.com/folio-perf/folio-perf/minifolio/internal/catalog"
 )
 
 // Profile is one minifolio/profiles/<name>.json.
@@ -40,6 +42,11 @@ type Profile struct {
 
 	// Leak makes one module retain memory on every request and scan it.
 	Leak *Leak `json:"leak,omitempty"`
+
+	// ModuleVersions are the versions Okapi's module list reports
+	// (GET /_/proxy/tenants/{tenant}/modules) and the gateway's mod-login
+	// behaves as; a module not named here has catalog.DefaultVersions'.
+	ModuleVersions map[string]string `json:"moduleVersions,omitempty"`
 }
 
 // ServiceTime is the added latency of the requests that match Module, Method
@@ -159,8 +166,12 @@ func Names(dir string) []string {
 	return out
 }
 
+// versionRE is a module version as Okapi's module ids carry it.
+var versionRE = regexp.MustCompile(`^[0-9]+\.[0-9]+\.[0-9]+(-SNAPSHOT[.0-9]*)?$`)
+
 // Parse decodes and validates one profile; unknown fields are errors so a
 // typo in a knob does not silently turn a regression off.
+
 func Parse(b []byte) (*Profile, error) {
 	dec := json.NewDecoder(bytes.NewReader(b))
 	dec.DisallowUnknownFields()
@@ -177,6 +188,14 @@ func Parse(b []byte) (*Profile, error) {
 		}
 		if s.TailMedianMs < 0 || s.TailMedianMs > maxServiceMs || s.TailSigma < 0 || s.TailSigma > maxTailSigma || (s.TailMedianMs > 0) != (s.TailSigma > 0) {
 			return nil, fmt.Errorf("serviceTime[%d]: tailMedianMs and tailSigma go together: a median in (0, %d] and a sigma in (0, %d]", i, maxServiceMs, maxTailSigma)
+		}
+	}
+	for name, v := range p.ModuleVersions {
+		if !versionRE.MatchString(v) {
+			return nil, fmt.Errorf("moduleVersions[%q]: %q is not a version like 23.0.1", name, v)
+		}
+		if _, known := catalog.DefaultVersions[name]; !known {
+			return nil, fmt.Errorf("moduleVersions: unknown module %q", name)
 		}
 	}
 	switch p.PatronBlocks.Mode {

@@ -9,6 +9,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/folio-perf/folio-perf/minifolio/internal/catalog"
 )
 
 const dir = "../../profiles"
@@ -199,5 +201,41 @@ func TestBadProfilesGetActionableErrors(t *testing.T) {
 	}
 	if _, err := Parse([]byte(`{"name":"x","description":"d","patronBlocks":{"mode":"sometimes"}}`)); err == nil {
 		t.Error("unknown patronBlocks mode accepted")
+	}
+}
+
+// The module ids Okapi's list reports: the profile's versions (lotus: the
+// Lotus release's), the defaults for the rest, mod-search only when it runs.
+func TestModuleIDsFollowTheProfile(t *testing.T) {
+	lotus, err := Load("../../profiles", "lotus")
+	if err != nil {
+		t.Fatal(err)
+	}
+	fast, err := Load("../../profiles", "fast")
+	if err != nil {
+		t.Fatal(err)
+	}
+	has := func(ids []string, id string) bool {
+		for _, x := range ids {
+			if x == id {
+				return true
+			}
+		}
+		return false
+	}
+	ids := catalog.ModuleIDs(lotus.ModuleVersions, false)
+	if !has(ids, "mod-circulation-23.0.1") || !has(ids, "mod-login-7.6.0") || has(ids, "mod-search-1.6.4") || len(ids) != len(catalog.Modules)+1 {
+		t.Errorf("lotus without search: %v", ids)
+	}
+	if ids := catalog.ModuleIDs(lotus.ModuleVersions, true); !has(ids, "mod-search-1.6.4") || !sort.StringsAreSorted(ids) {
+		t.Errorf("lotus with search: %v", ids)
+	}
+	if ids := catalog.ModuleIDs(fast.ModuleVersions, false); !has(ids, "mod-circulation-"+catalog.DefaultVersions["mod-circulation"]) {
+		t.Errorf("fast: %v", ids)
+	}
+	for _, bad := range []string{`{"mod-circ": "1.0.0"}`, `{"mod-circulation": "23"}`} {
+		if _, err := Parse([]byte(`{"name":"x","description":"d","moduleVersions":` + bad + `}`)); err == nil {
+			t.Errorf("moduleVersions %s accepted", bad)
+		}
 	}
 }

@@ -7,6 +7,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/folio-perf/folio-perf/minifolio/internal/jsonlayout"
 	"io"
 	"log/slog"
 	"mime"
@@ -432,9 +433,52 @@ func WriteErrors(w http.ResponseWriter, status int, errs ...ValidationError) {
 	WriteJSON(w, status, b)
 }
 
-// WriteJSON writes a JSON body with its status.
+// SetRawHeader sets header name spelt exactly as given. Header().Set would
+// canonicalise it (x-okapi-token → X-Okapi-Token); FOLIO's Vert.x servers send
+// names as the code spells them, and clients that read the raw header text
+// (JMeter's regular-expression extractor) depend on that spelling. Any other
+// spelling of the same name is removed first, so the header goes out once.
+func SetRawHeader(h http.Header, name, value string) {
+	for k := range h {
+		if strings.EqualFold(k, name) {
+			delete(h, k)
+		}
+	}
+	h[name] = []string{value}
+}
+
+// VertxJSON marks a ResponseWriter of a module that answers as mod-circulation
+// and mod-inventory do (Vert.x's Json.encodePrettily, "application/json;
+// charset=utf-8"); every other module answers as RMB does (compact Jackson,
+// "application/json").
+type VertxJSON interface{ VertxJSON() }
+
+// vertxWriter is a ResponseWriter marked VertxJSON.
+type vertxWriter struct{ http.ResponseWriter }
+
+func (vertxWriter) VertxJSON() {}
+
+// Unwrap lets http.ResponseController (the gateway's ReverseProxy) reach the
+// server's writer.
+func (v vertxWriter) Unwrap() http.ResponseWriter { return v.ResponseWriter }
+
+// VertxJSONHandler makes every JSON answer of h (WriteJSON) come out in
+// Vert.x's layout and content type.
+func VertxJSONHandler(h http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { h.ServeHTTP(vertxWriter{w}, r) })
+}
+
+// WriteJSON writes a JSON body with its status, in the module's layout (see
+// package jsonlayout): RMB's compact Jackson, or Vert.x's pretty printer when w
+// is marked VertxJSON.
 func WriteJSON(w http.ResponseWriter, status int, body []byte) {
-	w.Header().Set("Content-Type", "application/json")
+	if _, vertx := w.(VertxJSON); vertx {
+		body = jsonlayout.Pretty(body)
+		w.Header().Set("Content-Type", "application/json; charset=utf-8")
+	} else {
+		body = jsonlayout.Compact(body)
+		w.Header().Set("Content-Type", "application/json")
+	}
 	w.Header().Set("Content-Length", strconv.Itoa(len(body)))
 	w.WriteHeader(status)
 	_, _ = w.Write(body)

@@ -307,6 +307,20 @@ func TestCollectionHandler(t *testing.T) {
 	// resultInfo where FOLIO's collection schema has it.
 	if _, _, body := c.do("GET", "/users", ""); !strings.Contains(body, `"users":[]`) || !strings.Contains(body, `"resultInfo":{"totalRecords":0`) {
 		t.Errorf("users envelope: %s", body)
+	}	// Bad CQL: RMB's 400 text, the Java exception chain; mod-users adds the query.
+	for _, b := range []struct{ path, query, want string }{
+		{"/item-storage/items", `barcode=="a" and (`,
+			"org.folio.cql2pgjson.exception.QueryValidationException: org.z3950.zing.cql.CQLParseException: "},
+		{"/users", `username==x)`,
+			"org.folio.cql2pgjson.exception.QueryValidationException: org.z3950.zing.cql.CQLParseException: "},
+	} {
+		code, _, body := c.do("GET", b.path+"?query="+url.QueryEscape(b.query), "")
+		if code != 400 || !strings.HasPrefix(body, b.want) || len(body) == len(b.want) {
+			t.Errorf("%s %q: %d %q, want 400 %q<message>", b.path, b.query, code, body, b.want)
+		}
+		if users := b.path == "/users"; users != strings.HasSuffix(body, ": "+b.query) {
+			t.Errorf("%s %q: %q: the query is appended by mod-users only", b.path, b.query, body)
+		}
 	}
 }
 
@@ -336,27 +350,57 @@ func TestOneOpenLoanPerItem(t *testing.T) {
 	}
 }
 
-func TestTotalRecordsEstimateBeyondExactLimit(t *testing.T) {
+// totalRecords as RMB's count_estimate gives it: exact unless the planner
+// expects more than 4 × exactCount (4,000) records, whatever the paging, and
+// never the offset of a page past the end.
+func TestTotalRecordsAsRMBCountsThem(t *testing.T) {
 	pool := storagetest.Pool(t)
 	ctx := context.Background()
 	tenant := storagetest.Tenant(t, pool, "stcount", storage.DDLOptions{})
 	cfg := storage.MustLookup("mod_configuration", "config_data")
-	_, err := pool.Exec(ctx, `INSERT INTO `+cfg.QualifiedName(tenant)+` (id, jsonb)
-		SELECT gen_random_uuid(), jsonb_build_object('module','M','configName','c'||g) FROM generate_series(1,2500) g`)
-	if err != nil {
-		t.Fatal(err)
+	add := func(from, to int) {
+		t.Helper()
+		_, err := pool.Exec(ctx, `INSERT INTO `+cfg.QualifiedName(tenant)+` (id, jsonb)
+			SELECT gen_random_uuid(), jsonb_build_object('module','M','configName','c'||g) FROM generate_series($1::int, $2::int) g`, from, to)
+		if err != nil {
+			t.Fatal(err)
+		}
 	}
+	find := func(q string, limit, offset int) storage.Page {
+		t.Helper()
+		p, err := storage.Find(ctx, pool, tenant, cfg, q, limit, offset)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return p
+	}
+	// 2,005 records, statistics stale on purpose (the planner's guess drifts).
+	add(1, 1000)
 	_, _ = pool.Exec(ctx, "ANALYZE "+cfg.QualifiedName(tenant))
-	p, err := storage.Find(ctx, pool, tenant, cfg, "", 3, 0)
-	if err != nil {
-		t.Fatal(err)
+	add(1001, 2005)
+	for _, c := range []struct {
+		q             string
+		limit, offset int
+		want          int
+	}{
+		{"", 0, 0, 2005},            // counting with limit=0
+		{"", 3, 0, 2005},            // a first page
+		{"", 10, 1500, 2005},        // a middle page
+		{"", 10, 9000, 2005},        // past the end: not the offset
+		{`module=="M"`, 0, 0, 2005}, // a CQL filter, still small
+		{`configName=="c7"`, 3, 0, 1},
+	} {
+		if p := find(c.q, c.limit, c.offset); p.Total != c.want {
+			t.Errorf("query %q limit %d offset %d: totalRecords %d, want %d", c.q, c.limit, c.offset, p.Total, c.want)
+		}
 	}
-	// An estimate: in the right range, not necessarily exact.
-	if len(p.Records) != 3 || p.Total < 2000 || p.Total > 3000 {
-		t.Fatalf("records %d total %d, want 3 and ≈2500", len(p.Records), p.Total)
+	// 12,000 records: past the threshold the planner's estimate is the answer.
+	add(2006, 12000)
+	_, _ = pool.Exec(ctx, "ANALYZE "+cfg.QualifiedName(tenant))
+	if p := find("", 3, 0); len(p.Records) != 3 || p.Total < 9000 || p.Total > 15000 {
+		t.Errorf("large result: records %d total %d, want 3 and an estimate of about 12,000", len(p.Records), p.Total)
 	}
-	p, err = storage.Find(ctx, pool, tenant, cfg, `configName=="c7"`, 3, 0)
-	if err != nil || p.Total != 1 {
-		t.Fatalf("exact small count: %v %d", err, p.Total)
+	if p := find("", 10, 50000); p.Total == 50000 || p.Total < 9000 || p.Total > 15000 {
+		t.Errorf("large result past the end: total %d, want the estimate, not the offset", p.Total)
 	}
 }

@@ -11,6 +11,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/folio-perf/folio-perf/minifolio/internal/cql"
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgconn"
 	"github.com/jackc/pgx/v5/pgxpool"
@@ -143,8 +144,12 @@ type Page struct {
 	Total   int
 }
 
-// exactCountLimit: RMB counts exactly up to this many hits and estimates
-// beyond, so a CQL query matching a million items stays cheap.
+// exactCountLimit is RMB's exactCount (default 1000). RMB's totalRecords is
+// its count_estimate(query) SQL function (RMB's db_scripts general
+// functions, called by PostgresClient for every collection GET): the
+// planner's estimate when that estimate exceeds 4 × exactCount, else an exact
+// count. A result of a few thousand records therefore gets its exact count,
+// and only a large one (a million items) the cheap estimate.
 const exactCountLimit = 1000
 
 // Find runs a CQL query (RMB semantics, via package cql) and returns one page.
@@ -154,12 +159,32 @@ const exactCountLimit = 1000
 func Find(ctx context.Context, db DB, tenant string, t *Table, cqlQuery string, limit, offset int) (Page, error) {
 	tr, err := translate(t, cqlQuery)
 	if err != nil {
-		return Page{}, &QueryError{Msg: err.Error()}
+		return Page{}, &QueryError{Msg: rmbQueryMessage(t, cqlQuery, err)}
 	}
 	for _, f := range tr.Unindexed {
 		slog.Warn("Doing SQL query without index for "+f, "table", t.Name, "cql", cqlQuery)
 	}
 	return FindWhere(ctx, db, tenant, t, tr.Where, tr.OrderBy, tr.Args, limit, offset)
+}
+
+// rmbQueryMessage is RMB's 400 text for a query CQL2PgJSON refuses: the
+// exception chain as Java prints it (PgUtil answers with the
+// CQLQueryValidationException's message, the toString of its cause):
+// "org.folio.cql2pgjson.exception.QueryValidationException:
+// org.z3950.zing.cql.CQLParseException: <msg>" for a syntax error, without
+// the CQLParseException part for a query that parses but cannot be
+// translated. mod-users adds ": <query>".
+func rmbQueryMessage(t *Table, q string, err error) string {
+	msg := err.Error()
+	var ce *cql.Error
+	if errors.As(err, &ce) && ce.Syntax {
+		msg = "org.z3950.zing.cql.CQLParseException: " + msg
+	}
+	msg = "org.folio.cql2pgjson.exception.QueryValidationException: " + msg
+	if t.Module == "mod-users" {
+		msg += ": " + q
+	}
+	return msg
 }
 
 // QueryError is a client error in a query (bad CQL); its message goes to the
@@ -202,19 +227,21 @@ func FindWhere(ctx context.Context, db DB, tenant string, t *Table, where, order
 		p.Total = offset + len(recs)
 		return p, nil
 	}
-	var cnt int
-	err = db.QueryRow(ctx, fmt.Sprintf("SELECT count(*) FROM (SELECT 1%s LIMIT %d) s", from, exactCountLimit), args...).Scan(&cnt)
+	est, err := estimate(ctx, db, "SELECT 1"+from, args)
 	if err != nil {
 		return Page{}, err
 	}
-	if cnt < exactCountLimit {
-		p.Total = cnt
+	if est > 4*exactCountLimit {
+		p.Total = est
+		// The planner's guess can be off (stale statistics); the records
+		// just read are a lower bound. A page past the end proves nothing:
+		// its offset is not a count.
+		if len(recs) > 0 {
+			p.Total = max(p.Total, offset+len(recs))
+		}
 		return p, nil
 	}
-	p.Total, err = estimate(ctx, db, "SELECT 1"+from, args)
-	// The planner's guess can be far off (stale statistics); what was just
-	// counted and what was just read are lower bounds.
-	p.Total = max(p.Total, cnt, offset+len(recs))
+	err = db.QueryRow(ctx, "SELECT count(*)"+from, args...).Scan(&p.Total)
 	return p, err
 }
 
