@@ -3,7 +3,7 @@
 # on a real run: BENCH_VUS VUs (200) without think time against minifolio `fast`
 # for BENCH_DURATION, samples streamed to InfluxDB as in every run. Reports k6's
 # CPU seconds per 1,000 transactions, % of one core per 100 transactions/s, and
-# peak RSS per VU (GNU time's maximum resident set). Targets (issue 4):
+# peak RSS per VU (GNU time's maximum resident set). Targets:
 # <= 1 MB RSS per VU and <= 5 % of one core per 100 transactions/s.
 # A benchmark, not a test: the figures depend on the machine and its load.
 set -euo pipefail
