@@ -21,10 +21,10 @@ vus=${BENCH_VUS:-20} duration=${BENCH_DURATION:-60s} pgsecs=${BENCH_PGBENCH_SECO
 floorsecs=${BENCH_FLOOR_SECONDS:-10}
 port=${BENCH_PORT:-9730} tenant=${BENCH_TENANT:-minifolio_bench}
 items=${BENCH_ITEMS:-20000} users=${BENCH_USERS:-2000} loans=${BENCH_LOANS:-2000}
-pg_port=${FP_PG_PORT:-55432}
-stack_dir=${FP_STACK_DIR:-$PWD/.stack}
+# shellcheck source=tools/defaults.sh
+. tools/defaults.sh
+pg_port=$FP_PG_PORT stack_dir=$FP_STACK_DIR
 diag=127.0.0.1:${BENCH_DIAG_PORT:-9799} # the gateway's expvar/pprof port (request counter)
-export FOLIO_DB_PASSWORD=${FOLIO_DB_PASSWORD:-folio}
 export MINIFOLIO_ADMIN_PASSWORD=${FOLIO_PASSWORD:-admin} FOLIO_PASSWORD=${FOLIO_PASSWORD:-admin}
 # The DB URL reaches minifolio through its environment, never its command line.
 export MINIFOLIO_DB="postgres://folio:$FOLIO_DB_PASSWORD@127.0.0.1:$pg_port/folio?sslmode=disable"

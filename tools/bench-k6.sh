@@ -10,11 +10,9 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 VUS=${BENCH_VUS:-200}
 DURATION=${BENCH_DURATION:-60s}
-FP_PG_PORT=${FP_PG_PORT:-55432}
-FP_INFLUX_PORT=${FP_INFLUX_PORT:-58086}
-FP_MINIFOLIO_PORT=${FP_MINIFOLIO_PORT:-9130}
-FP_STACK_DIR=${FP_STACK_DIR:-$PWD/.stack}
-export FOLIO_DB_PASSWORD=${FOLIO_DB_PASSWORD:-folio} FOLIO_PASSWORD=${FOLIO_PASSWORD:-admin}
+# shellcheck source=tools/defaults.sh
+. tools/defaults.sh
+export FOLIO_PASSWORD=${FOLIO_PASSWORD:-admin}
 # The seeded operator gets the password k6 logs in with (as tools/run.sh does).
 export MINIFOLIO_ADMIN_PASSWORD=$FOLIO_PASSWORD
 export MINIFOLIO_DB="postgres://folio:$FOLIO_DB_PASSWORD@127.0.0.1:$FP_PG_PORT/folio?sslmode=disable"
