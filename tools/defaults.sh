@@ -34,6 +34,22 @@ FP_REINDEX_TENANT_DEFAULT=fs09000001
 : "${FOLIO_DB_PASSWORD:=folio}"
 export FOLIO_DB_PASSWORD
 
+# fp_urlencode STRING: every byte but RFC 3986's unreserved characters as %XX,
+# so a password with @ # / ? % or a space stays one URL component.
+fp_urlencode() {
+  local LC_ALL=C s=$1 out='' c i
+  for ((i = 0; i < ${#s}; i++)); do
+    c=${s:i:1}
+    case $c in
+      [A-Za-z0-9._~-]) out+=$c ;;
+      *) printf -v c '%%%02X' "'$c"; out+=$c ;;
+    esac
+  done
+  printf '%s' "$out"
+}
+# minifolio's database URL on the native stack (minifolio reads it from its environment).
+fp_minifolio_db() { printf 'postgres://folio:%s@127.0.0.1:%s/folio?sslmode=disable' "$(fp_urlencode "$FOLIO_DB_PASSWORD")" "$FP_PG_PORT"; }
+
 # testid: letters, digits, . _ - ; the default is <workflow>-<UTC time>-<release>.
 fp_testid_ok() { [[ "$1" =~ ^[A-Za-z0-9][A-Za-z0-9._-]*$ ]]; }
 fp_new_testid() { printf '%s-%s-%s' "$1" "$(date -u +%Y%m%dT%H%M%SZ)" "$2"; }

@@ -53,21 +53,9 @@ TOKEN_TTL=${TOKEN_TTL:-10m}
 if [ -z "$external" ]; then
   export FOLIO_PASSWORD=${FOLIO_PASSWORD:-admin} MINIFOLIO_ADMIN_PASSWORD=${FOLIO_PASSWORD:-admin}
 fi
-# urlencode STRING: every byte but RFC 3986's unreserved characters as %XX, so
-# a password with @ # / ? % or a space stays one URL component.
-urlencode() {
-  local LC_ALL=C s=$1 out='' c i
-  for ((i = 0; i < ${#s}; i++)); do
-    c=${s:i:1}
-    case $c in
-      [A-Za-z0-9._~-]) out+=$c ;;
-      *) printf -v c '%%%02X' "'$c"; out+=$c ;;
-    esac
-  done
-  printf '%s' "$out"
-}
 # The DB URL reaches minifolio through its environment, never its command line.
-export MINIFOLIO_DB="postgres://folio:$(urlencode "$FOLIO_DB_PASSWORD")@127.0.0.1:$FP_PG_PORT/folio?sslmode=disable"
+MINIFOLIO_DB=$(fp_minifolio_db)
+export MINIFOLIO_DB
 run_dir=$FP_STACK_DIR/minifolio
 mkdir -p "$FP_STACK_DIR/logs" results
 
@@ -201,7 +189,7 @@ fi
 trap - INT
 if [ -n "$left" ]; then
   echo "==> the run left $(wc -l <<<"$left") items checked out: $(head -n 20 <<<"$left" | tr '\n' ' ')"
-  echo "    fix: MINIFOLIO_DB=postgres://folio:<FOLIO_DB_PASSWORD>@127.0.0.1:$FP_PG_PORT/folio bin/minifolio reset (the next make run resets too)"
+  echo "    fix: node tools/folio-perf.mjs reset (or make reset; the next make run resets too)"
 fi
 # Samples that did not reach InfluxDB: said in the summary, and a failed run
 # under SAMPLE_LOSS=fail (exit 96 when k6 itself passed).
