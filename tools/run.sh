@@ -74,7 +74,7 @@ case $SAMPLE_LOSS in fail | warn) ;; *) die "SAMPLE_LOSS '$SAMPLE_LOSS' is neith
 
 if [ -n "$external" ]; then
   echo "==> target: ${FOLIO_URL:-the FOLIO of env/${K6_ENV}.json} (FOLIO_URL/K6_ENV set): minifolio is not started, seeded or reset, and what the run leaves checked out is not checked afterwards (teardown still checks in the run's own loans)"
-  [ "$WORKFLOW" = search ] && make --no-print-directory search-data
+  if [ "$WORKFLOW" = search ]; then make --no-print-directory search-data; fi
 else
 # A profile is applied at start, so minifolio restarts for every run; that also
 # clears what a leak profile accumulated in the previous run.
