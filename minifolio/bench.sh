@@ -27,7 +27,8 @@ pg_port=$FP_PG_PORT stack_dir=$FP_STACK_DIR
 diag=127.0.0.1:${BENCH_DIAG_PORT:-9799} # the gateway's expvar/pprof port (request counter)
 export MINIFOLIO_ADMIN_PASSWORD=${FOLIO_PASSWORD:-admin} FOLIO_PASSWORD=${FOLIO_PASSWORD:-admin}
 # The DB URL reaches minifolio through its environment, never its command line.
-export MINIFOLIO_DB="postgres://folio:$FOLIO_DB_PASSWORD@127.0.0.1:$pg_port/folio?sslmode=disable"
+MINIFOLIO_DB=$(fp_minifolio_db) # password URL-encoded
+export MINIFOLIO_DB
 run_dir=$PWD/.stack/minifolio-bench
 testid=bench-minifolio-$(date -u +%Y%m%dT%H%M%SZ)
 log=.stack/logs/$testid.log

@@ -15,7 +15,8 @@ DURATION=${BENCH_DURATION:-60s}
 export FOLIO_PASSWORD=${FOLIO_PASSWORD:-admin}
 # The seeded operator gets the password k6 logs in with (as tools/run.sh does).
 export MINIFOLIO_ADMIN_PASSWORD=$FOLIO_PASSWORD
-export MINIFOLIO_DB="postgres://folio:$FOLIO_DB_PASSWORD@127.0.0.1:$FP_PG_PORT/folio?sslmode=disable"
+MINIFOLIO_DB=$(fp_minifolio_db) # password URL-encoded
+export MINIFOLIO_DB
 run_dir=$FP_STACK_DIR/minifolio
 
 bin/minifolio down --run-dir "$run_dir" >/dev/null
