@@ -87,19 +87,19 @@ if [ "$WORKFLOW" = search ]; then
   up_args=(--opensearch "http://127.0.0.1:$FP_OPENSEARCH_PORT")
 fi
 bin/minifolio up --run-dir "$run_dir" --port "$FP_MINIFOLIO_PORT" --profile "$MINIFOLIO_PROFILE" --token-ttl "$TOKEN_TTL" "${up_args[@]}"
-echo "==> minifolio: seeding fs09000000 if empty ($SEED_ITEMS items, $SEED_USERS users, $SEED_LOANS open loans)"
+echo "==> minifolio: seeding $FP_TENANT if empty ($SEED_ITEMS items, $SEED_USERS users, $SEED_LOANS open loans)"
 bin/minifolio seed --items "$SEED_ITEMS" --users "$SEED_USERS" --loans "$SEED_LOANS" --events-per-user "$SEED_EVENTS_PER_USER" --authorities "$SEED_AUTHORITIES"
 echo "==> minifolio: reset to the pre-test state (PTF's restore)"
 bin/minifolio reset
 
 # --- search: a second tenant to reindex, both tenants indexed, the query files ---
 if [ "$WORKFLOW" = search ]; then
-  SEARCH_TENANT_A=${REINDEX_TENANT:-fs09000001}
+  SEARCH_TENANT_A=${REINDEX_TENANT:-$FP_REINDEX_TENANT_DEFAULT}
   echo "==> minifolio: seeding $SEARCH_TENANT_A (the tenant a reindex phase reindexes) if empty"
   bin/minifolio seed --tenant "$SEARCH_TENANT_A" --items "$SEED_ITEMS" --users "$SEED_USERS" --loans "$SEED_LOANS" --authorities "$SEED_AUTHORITIES"
   # Both tenants indexed through mod-search's own reindex API, so the baseline phase searches a
   # full index and the reindex phase rebuilds one, as on a real FOLIO.
-  for t in fs09000000 "$SEARCH_TENANT_A"; do
+  for t in "$FP_TENANT" "$SEARCH_TENANT_A"; do
     node tools/search-index.mjs --url "http://127.0.0.1:$FP_MINIFOLIO_PORT" --tenant "$t"
   done
   make --no-print-directory search-data
@@ -171,8 +171,8 @@ set -e
 # a second Ctrl-C makes k6 exit at once (105) without it.
 leftovers() {
   PGPASSWORD=$FOLIO_DB_PASSWORD psql -X -q -t -A -h 127.0.0.1 -p "$FP_PG_PORT" -U folio -d folio -c \
-    "SELECT i.jsonb->>'barcode' FROM fs09000000_mod_inventory_storage.item i WHERE i.jsonb->'status'->>'name' = 'Checked out'
-       OR EXISTS (SELECT 1 FROM fs09000000_mod_circulation_storage.loan l WHERE l.jsonb->>'itemId' = i.id::text
+    "SELECT i.jsonb->>'barcode' FROM ${FP_TENANT}_mod_inventory_storage.item i WHERE i.jsonb->'status'->>'name' = 'Checked out'
+       OR EXISTS (SELECT 1 FROM ${FP_TENANT}_mod_circulation_storage.loan l WHERE l.jsonb->>'itemId' = i.id::text
                   AND lower(l.jsonb->'status'->>'name') = 'open') ORDER BY 1" 2>&1
 }
 left=
