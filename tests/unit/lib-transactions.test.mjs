@@ -46,7 +46,7 @@ function recorder(override = () => null) {
 
 const input = { userBarcode: 'u-0001', itemBarcode: 'i-0001', servicePointId: SP, now: '2026-11-22T04:00:00.000Z' };
 
-test('check-out: Orchid order, 20 requests (the Orchid jmx's check-out samplers), request time only', () => {
+test('check-out: Orchid order, 20 requests (the check-out samplers of the Orchid jmx), request time only', () => {
   const c = recorder();
   const r = checkOut(c, input);
   const calls = c.log.filter((e) => e.kind === 'call');
