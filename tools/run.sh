@@ -137,6 +137,7 @@ progress_pid=
 progress() { # requests of the last interval, from InfluxDB; ends when run.sh kills it
   local t0=$SECONDS sp n q
   trap 'kill "$sp" 2>/dev/null; exit 0' TERM
+  trap '' INT # Ctrl-C is k6's to handle; this loop ends when run.sh kills it
   q="SELECT count(\"value\") FROM \"http_reqs\" WHERE \"testid\" = '$TESTID' AND time > now() - ${PROGRESS_EVERY}s GROUP BY \"expected_response\""
   while :; do
     sleep "$PROGRESS_EVERY" >/dev/null 2>&1 &
@@ -164,7 +165,10 @@ K6_INFLUXDB_LOSS_FILE="$out/sample-loss.json" K6_ENV=${K6_ENV:-local} TESTID=$TE
   K6_NO_USAGE_REPORT=true bin/k6 run "${quiet[@]}" --address= -o "influxdb-lp=http://127.0.0.1:$FP_INFLUX_PORT/k6" "$script"
 rc=$?
 set -e
-[ -z "$progress_pid" ] || { kill "$progress_pid" 2>/dev/null; wait "$progress_pid" 2>/dev/null || true; }
+if [ -n "$progress_pid" ]; then
+  kill "$progress_pid" 2>/dev/null || true
+  wait "$progress_pid" 2>/dev/null || true
+fi
 
 # What the run left checked out. The reset above truncated the loans and made every item
 # Available, so any open loan or Checked-out item now is this run's. Teardown checks them in;
@@ -189,7 +193,7 @@ fi
 trap - INT
 if [ -n "$left" ]; then
   echo "==> the run left $(wc -l <<<"$left") items checked out: $(head -n 20 <<<"$left" | tr '\n' ' ')"
-  echo "    fix: node tools/folio-perf.mjs reset (or make reset; the next make run resets too)"
+  echo "    fix: node tools/folio-perf.mjs reset (= make reset: bin/minifolio reset on this stack's database; the next make run resets too)"
 fi
 # Samples that did not reach InfluxDB: said in the summary, and a failed run
 # under SAMPLE_LOSS=fail (exit 96 when k6 itself passed).
