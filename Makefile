@@ -20,7 +20,7 @@ TELEGRAF_TAGS := custom,inputs.procstat,inputs.postgresql,inputs.docker,inputs.c
 	processors.rename,processors.regex,processors.override,processors.converter,processors.starlark,$\
 	aggregators.basicstats,outputs.influxdb,outputs.health
 
-.PHONY: help deps run demo perf-gate test stack-up stack-down stack-status stack-clean telegraf clean FORCE
+.PHONY: help deps run run-deps reset demo perf-gate test stack-up stack-down stack-status stack-clean telegraf clean FORCE
 
 help: ## list the targets
 	@grep -hE '^[a-zA-Z0-9_-]+:.*## ' $(MAKEFILE_LIST) | sort | awk -F':.*## ' '{printf "  %-24s %s\n", $$1, $$2}'
@@ -55,8 +55,15 @@ stack-status: ## one line per service: name, up/down, URL (exit 1 if one is down
 stack-clean: ## stop the stack and delete its data (.stack/)
 	@stack/stack.sh clean
 
-run: stack-up k6 minifolio $(if $(filter search,$(WORKFLOW)),opensearch search-data) ## one run: make run [WORKFLOW=cico|search] PROFILE=smoke|demo|ptf|... MINIFOLIO_PROFILE=fast|lotus|...
+run-deps: stack-up k6 minifolio $(if $(filter search,$(WORKFLOW)),opensearch search-data) ## what a run needs built and running (folio-perf run calls it)
+
+# make turns the run's failure into its own exit code 2; `node tools/folio-perf.mjs run ...`
+# (or tools/run.sh) exits with k6's: 99 thresholds, 105 interrupted, 108 setup, 96 samples lost.
+run: run-deps ## one run: make run [WORKFLOW=cico|search] PROFILE=smoke|demo|ptf|... MINIFOLIO_PROFILE=fast|lotus|... (exit 2 on failure; folio-perf run gives k6's code)
 	@tools/run.sh
+
+reset: ## minifolio's fs09000000 back to the pre-test state, e.g. after a double Ctrl-C (folio-perf reset)
+	@tools/reset.sh
 
 demo: ## the main job: CICO at 1, 5, 8, 20 users (minifolio lotus), then mod-search at 1 and 20 users, alone and while fs09000001 reindexes
 	@$(MAKE) --no-print-directory run PROFILE=demo MINIFOLIO_PROFILE=lotus

@@ -51,7 +51,7 @@ function schema(tenant, module) {
 }
 
 /**
- * SQL against FOLIO's own tables (RMB layout: id uuid, jsonb), folio-api.md §5. Each query takes
+ * SQL against FOLIO's own tables (RMB layout: id uuid, jsonb; raml-module-builder : templates/db_scripts/create.ftl). Each query takes
  * its limit as $1 (and the service point as $2 where noted), and returns one column.
  */
 export function poolQueries(tenant) {

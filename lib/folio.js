@@ -1,4 +1,5 @@
-// The FOLIO API calls of PTF's Orchid check-in/check-out plan (folio-api.md §2.2, §2.3), as plain
+// The FOLIO API calls of PTF's Orchid check-in/check-out plan (folio-org/perf-testing :
+// workflows-scripts/circulation/check-in-check-out/Orchid/circulation_checkInCheckOut_orchid.jmx), as plain
 // request descriptions plus the business rule each response must satisfy. Pure: lib/k6/folio.js
 // sends them. Every request carries a low-cardinality `name` (method + templated path, never an id
 // or a query value), because InfluxDB 1.x rejects a tag past 100,000 values.
@@ -267,7 +268,7 @@ export const checkOutByBarcode = ({ itemBarcode, userBarcode, servicePointId, lo
   request(CHECK_OUT, { body: { itemBarcode, userBarcode, servicePointId, loanDate } });
 
 // A check-in must return the item no longer checked out; if there was a loan it must be Closed.
-// No loan at all is legal (FOLIO answers 200 for an item without an open loan, §3.3).
+// No loan at all is legal (FOLIO answers 200 for an item without an open loan, mod-circulation : ramls/check-in-by-barcode-response.json).
 const CHECK_IN = endpoint('POST', '/circulation/check-in-by-barcode', {
   rules: ['status is 200', 'item returned', 'loan is Closed'],
   judge: (status, doc) => {

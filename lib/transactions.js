@@ -1,5 +1,5 @@
 // The two UI transactions of PTF's Orchid CICO plan, request by request and in order
-// (folio-api.md §2.2 check-out, §2.3 check-in), with the think timers where PTF put them.
+// (folio-org/perf-testing : workflows-scripts/circulation/check-in-check-out/Orchid/), with the think timers where PTF put them.
 // Pure: the caller passes a `client` with
 //   call(request) -> { ok, durationMs, value }   sends one request and applies its rule
 //   think(timer)                                 waits before the next request (k6: sleep)
@@ -93,7 +93,7 @@ function runner(client, opts) {
 }
 
 /**
- * One check-out at the check-out screen (Orchid §2.2).
+ * One check-out at the check-out screen (Orchid plan).
  * input: { userBarcode, itemBarcode, servicePointId, now: ISO string or () => ISO string }
  */
 export function checkOut(client, input, opts = {}) {
@@ -140,7 +140,7 @@ export function checkOut(client, input, opts = {}) {
 }
 
 /**
- * One check-in at the check-in screen (Orchid §2.3). PTF checks in at a random service point from
+ * One check-in at the check-in screen (Orchid plan). PTF checks in at a random service point from
  * GET /service-points; here it is the run's service point, so items come back Available to the
  * VU's pool instead of going In transit (the request sequence is unchanged).
  * input: { itemBarcode, servicePointId, now: ISO string or () => ISO string }

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
-# `make bench-minifolio`: CICO capacity of minifolio on this machine (issue 3,
-# "Performance"). Profile fast, BENCH_VUS VUs without think time for
+# `make bench-minifolio`: CICO capacity of minifolio on this machine (README.md,
+# *Benchmarks*). Profile fast, BENCH_VUS VUs without think time for
 # BENCH_DURATION through the real gateway and module processes, then
 # PostgreSQL's own ceiling on the same server (pgbench, TPC-B-like, same client
 # count) for the ratio. Target: >= 200 CICO transactions/s, check-out p95 < 50 ms.
@@ -21,13 +21,14 @@ vus=${BENCH_VUS:-20} duration=${BENCH_DURATION:-60s} pgsecs=${BENCH_PGBENCH_SECO
 floorsecs=${BENCH_FLOOR_SECONDS:-10}
 port=${BENCH_PORT:-9730} tenant=${BENCH_TENANT:-minifolio_bench}
 items=${BENCH_ITEMS:-20000} users=${BENCH_USERS:-2000} loans=${BENCH_LOANS:-2000}
-pg_port=${FP_PG_PORT:-55432}
-stack_dir=${FP_STACK_DIR:-$PWD/.stack}
+# shellcheck source=tools/defaults.sh
+. tools/defaults.sh
+pg_port=$FP_PG_PORT stack_dir=$FP_STACK_DIR
 diag=127.0.0.1:${BENCH_DIAG_PORT:-9799} # the gateway's expvar/pprof port (request counter)
-export FOLIO_DB_PASSWORD=${FOLIO_DB_PASSWORD:-folio}
 export MINIFOLIO_ADMIN_PASSWORD=${FOLIO_PASSWORD:-admin} FOLIO_PASSWORD=${FOLIO_PASSWORD:-admin}
 # The DB URL reaches minifolio through its environment, never its command line.
-export MINIFOLIO_DB="postgres://folio:$FOLIO_DB_PASSWORD@127.0.0.1:$pg_port/folio?sslmode=disable"
+MINIFOLIO_DB=$(fp_minifolio_db) # password URL-encoded
+export MINIFOLIO_DB
 run_dir=$PWD/.stack/minifolio-bench
 testid=bench-minifolio-$(date -u +%Y%m%dT%H%M%SZ)
 log=.stack/logs/$testid.log

@@ -1,4 +1,4 @@
-# Observability as code (issue 5): the dashboard generator and its tests,
+# Observability as code: the dashboard generator and its tests,
 # docker-compose.yml's validation, and the Telegraf docker/ECS configs.
 .PHONY: dashboards dashboards-deps test-unit-dashboards test-unit-compose \
 	test-e2e-telegraf-configs test-e2e-dashboards

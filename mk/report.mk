@@ -3,11 +3,11 @@
 
 report: ## write results/$(TESTID)/report.md and report.html from summary.json and InfluxDB (FP_INFLUX_URL)
 	@test -n "$(TESTID)" || { echo "folio-perf: TESTID is not set. Fix: make report TESTID=<a directory under results/>"; exit 1; }
-	@FP_INFLUX_URL=$${FP_INFLUX_URL:-http://127.0.0.1:$${FP_INFLUX_PORT:-58086}} node tools/folio-perf.mjs report "$(TESTID)"
+	@. tools/defaults.sh && FP_INFLUX_URL=$${FP_INFLUX_URL:-http://127.0.0.1:$$FP_INFLUX_PORT} node tools/folio-perf.mjs report "$(TESTID)"
 
 compare: ## compare two runs: make compare A=<testid> B=<testid> (results/compare-A-vs-B/)
 	@test -n "$(A)" -a -n "$(B)" || { echo "folio-perf: A and B are not both set. Fix: make compare A=<reference testid> B=<candidate testid>"; exit 1; }
-	@FP_INFLUX_URL=$${FP_INFLUX_URL:-http://127.0.0.1:$${FP_INFLUX_PORT:-58086}} node tools/folio-perf.mjs compare "$(A)" "$(B)"
+	@. tools/defaults.sh && FP_INFLUX_URL=$${FP_INFLUX_URL:-http://127.0.0.1:$$FP_INFLUX_PORT} node tools/folio-perf.mjs compare "$(A)" "$(B)"
 
 test-unit-report: ## report/compare tables, growth per hour, verdicts, SVG and Markdown/HTML escaping (no services)
 	@node --test $(CURDIR)/tests/unit/report-*.test.mjs

@@ -3,7 +3,8 @@
 // Question: does check-out (and check-in) stay within its SLO, and within tolerance of the
 // baseline run, at 1, 5, 8 and 20 library staff working the circulation desk at once?
 //
-// Load shape: each VU replays the staff UI's Orchid call sequence (folio-api.md §2.2/§2.3):
+// Load shape: each VU replays the staff UI's Orchid call sequence (folio-org/perf-testing :
+// workflows-scripts/circulation/check-in-check-out/Orchid/circulation_checkInCheckOut_orchid.jmx):
 // 43 % check-in, 57 % check-out (DISTRIBUTION), with PTF's think times (THINK). PROFILE picks
 // the user counts: smoke (1 VU, 1 min), demo (1/5/8/20 VUs x 1 min), ptf (1/5/8/20 x 30 min),
 // longevity (20 VUs, 24 h), knee (1 -> 25 VUs); VUS and DURATION override them. The run's

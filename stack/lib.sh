@@ -2,24 +2,17 @@
 # Functions behind stack/stack.sh: one <service>_{start,stop,running,healthy,url}
 # set per service, plus the small helpers they share. Sourced, not executed.
 
-FP_STACK_DIR=${FP_STACK_DIR:-$repo/.stack}
+# shellcheck source=tools/defaults.sh
+fp_repo=$repo
+. "$repo/tools/defaults.sh"
 case "$FP_STACK_DIR" in /*) ;; *) FP_STACK_DIR="$PWD/$FP_STACK_DIR" ;; esac
-FP_PG_PORT=${FP_PG_PORT:-55432}
-FP_INFLUX_PORT=${FP_INFLUX_PORT:-58086}
-FP_INFLUX_RPC_PORT=${FP_INFLUX_RPC_PORT:-58088}
-FP_TELEGRAF_PORT=${FP_TELEGRAF_PORT:-58093}
 # Newest installed server: Debian 12 ships 15, Ubuntu runners 16.
 FP_PG_BIN=${FP_PG_BIN:-$(ls -d /usr/lib/postgresql/*/bin 2>/dev/null | sort -V | tail -n1)}
 FP_PG_BIN=${FP_PG_BIN:-/usr/lib/postgresql/15/bin}
 pg_version=$(basename "$(dirname "$FP_PG_BIN")")
 FP_INFLUXD=${FP_INFLUXD:-$(command -v influxd || echo /usr/bin/influxd)}
 FP_TELEGRAF=${FP_TELEGRAF:-$repo/bin/telegraf}
-# Local-only default; a real deployment sets its own. Never printed.
-export FOLIO_DB_PASSWORD=${FOLIO_DB_PASSWORD:-folio}
 export FP_STACK_DIR FP_PG_PORT FP_INFLUX_PORT FP_TELEGRAF_PORT
-# OpenSearch (the search workflow only). The demo default is one below the test
-# stack's (tools/test-env.sh), as the other services' are.
-FP_OPENSEARCH_PORT=${FP_OPENSEARCH_PORT:-59199}
 FP_OPENSEARCH_HOME=${FP_OPENSEARCH_HOME:-$repo/bin/opensearch}
 FP_OPENSEARCH_HEAP=${FP_OPENSEARCH_HEAP:-512m}
 export FP_OPENSEARCH_PORT

@@ -3,21 +3,20 @@
 # on a real run: BENCH_VUS VUs (200) without think time against minifolio `fast`
 # for BENCH_DURATION, samples streamed to InfluxDB as in every run. Reports k6's
 # CPU seconds per 1,000 transactions, % of one core per 100 transactions/s, and
-# peak RSS per VU (GNU time's maximum resident set). Targets (issue 4):
+# peak RSS per VU (GNU time's maximum resident set). Targets:
 # <= 1 MB RSS per VU and <= 5 % of one core per 100 transactions/s.
 # A benchmark, not a test: the figures depend on the machine and its load.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 VUS=${BENCH_VUS:-200}
 DURATION=${BENCH_DURATION:-60s}
-FP_PG_PORT=${FP_PG_PORT:-55432}
-FP_INFLUX_PORT=${FP_INFLUX_PORT:-58086}
-FP_MINIFOLIO_PORT=${FP_MINIFOLIO_PORT:-9130}
-FP_STACK_DIR=${FP_STACK_DIR:-$PWD/.stack}
-export FOLIO_DB_PASSWORD=${FOLIO_DB_PASSWORD:-folio} FOLIO_PASSWORD=${FOLIO_PASSWORD:-admin}
+# shellcheck source=tools/defaults.sh
+. tools/defaults.sh
+export FOLIO_PASSWORD=${FOLIO_PASSWORD:-admin}
 # The seeded operator gets the password k6 logs in with (as tools/run.sh does).
 export MINIFOLIO_ADMIN_PASSWORD=$FOLIO_PASSWORD
-export MINIFOLIO_DB="postgres://folio:$FOLIO_DB_PASSWORD@127.0.0.1:$FP_PG_PORT/folio?sslmode=disable"
+MINIFOLIO_DB=$(fp_minifolio_db) # password URL-encoded
+export MINIFOLIO_DB
 run_dir=$FP_STACK_DIR/minifolio
 
 bin/minifolio down --run-dir "$run_dir" >/dev/null

@@ -10,9 +10,9 @@ die() { printf 'folio-perf: %s. Fix: %s\n' "$1" "$2" >&2; exit 1; }
 # version_at_least HAVE WANT (dotted numbers)
 version_at_least() { [ "$(printf '%s\n%s\n' "$2" "$1" | sort -V | head -n1)" = "$2" ]; }
 
-command -v go >/dev/null || die "Go is not installed" "install Go 1.24 or newer (https://go.dev/doc/install)"
+command -v go >/dev/null || die "Go is not installed" "install Go 1.26 or newer (https://go.dev/doc/install)"
 gov=$(go env GOVERSION | sed 's/^go//')
-version_at_least "$gov" 1.24 || die "Go $gov is too old" "install Go 1.24 or newer"
+version_at_least "$gov" 1.26 || die "Go $gov is too old" "install Go 1.26 or newer"
 command -v node >/dev/null || die "Node.js is not installed" "install Node.js 20 or newer"
 nodev=$(node -p 'process.versions.node')
 version_at_least "$nodev" 20 || die "Node.js $nodev is too old" "install Node.js 20 or newer"

@@ -9,13 +9,21 @@
 //   folio-perf compare <testid A> <testid B> [--influx <url>]
 //       writes results/compare-<A>-vs-<B>/report.md and report.html.
 //
+//   folio-perf run [NAME=VALUE ...]        e.g. folio-perf run PROFILE=smoke MINIFOLIO_PROFILE=lotus
+//       one run (tools/run.sh after make's build and stack-up steps); exits with k6's code
+//       (99 thresholds, 105 interrupted, 108 setup/login, 96 samples lost), where make run exits 2.
+//   folio-perf reset [--tenant <t>]
+//       minifolio's tenant back to the pre-test state (tools/reset.sh; make reset).
+//
 // The logic lives in tools/report/. Errors: one line, the fix, exit 1.
 import { readFileSync, writeFileSync, mkdirSync, existsSync, renameSync } from 'node:fs';
 import { dirname, join } from 'node:path';
+import { spawnSync } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
 import { fromSummary, validateBaseline } from '../lib/baseline.js';
 import { ReportError } from './report/errors.mjs';
 
-const USAGE = 'usage: folio-perf baseline <results/<testid>/summary.json | testid> [--out baselines/<name>.json] | report <testid> [--influx <url>] [--folio-url <url>] [--tenant <t>] [--module-logs <dir>] | compare <testid A> <testid B> [--influx <url>]';
+const USAGE = 'usage: folio-perf run [NAME=VALUE ...] | reset [--tenant <t>] | baseline <results/<testid>/summary.json | testid> [--out baselines/<name>.json] | report <testid> [--influx <url>] [--folio-url <url>] [--tenant <t>] [--module-logs <dir>] | compare <testid A> <testid B> [--influx <url>]';
 
 function fail(msg) {
   process.stderr.write(`folio-perf: ${msg}\n`);
@@ -98,8 +106,45 @@ async function compare(args) {
   });
 }
 
+// run and reset: the run side, in the shell scripts that make wraps; these only
+// hand over the settings and pass the scripts' exit code on unchanged.
+const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..');
+const SIGNALS = { SIGINT: 2, SIGTERM: 15, SIGKILL: 9 };
+
+function exitLike(r) {
+  if (r.error) fail(`${r.error.message}; fix: run from a checkout of folio-perf`);
+  process.exit(r.status ?? 128 + (SIGNALS[r.signal] || 1));
+}
+
+function runCmd(args) {
+  const settings = {};
+  for (const a of args) {
+    const m = /^([A-Z][A-Z0-9_]*)=(.*)$/s.exec(a);
+    if (!m) fail(`"${a}" is not a NAME=VALUE setting; fix: folio-perf run PROFILE=smoke (the settings of make run, see README.md)`);
+    settings[m[1]] = m[2];
+  }
+  const env = { ...process.env, ...settings };
+  // Ctrl-C goes to the whole process group: run.sh and k6 handle it (teardown,
+  // then k6's 105); this process stays to pass their code on.
+  process.on('SIGINT', () => {});
+  process.on('SIGTERM', () => {});
+  const deps = spawnSync('make', ['--no-print-directory', '-C', ROOT, 'run-deps'], { stdio: 'inherit', env });
+  if (deps.status !== 0) exitLike(deps);
+  exitLike(spawnSync(join(ROOT, 'tools', 'run.sh'), [], { stdio: 'inherit', env }));
+}
+
+function resetCmd(args) {
+  exitLike(spawnSync(join(ROOT, 'tools', 'reset.sh'), args, { stdio: 'inherit' }));
+}
+
 const [cmd, ...args] = process.argv.slice(2);
-if (cmd === 'baseline') baseline(args);
+if (cmd === 'run') runCmd(args);
+else if (cmd === 'reset') resetCmd(args);
+else if (cmd === '--help' || cmd === '-h' || cmd === 'help') {
+  const lines = readFileSync(fileURLToPath(import.meta.url), 'utf8').split('\n').slice(1);
+  const head = lines.slice(0, lines.findIndex((l) => !l.startsWith('//')));
+  console.log(head.map((l) => l.replace(/^\/\/ ?/, '')).join('\n').trim());
+} else if (cmd === 'baseline') baseline(args);
 else if (cmd === 'report') await report(args);
 else if (cmd === 'compare') await compare(args);
 else fail(cmd ? `unknown command "${cmd}"; fix: ${USAGE}` : USAGE);

@@ -7,9 +7,13 @@
 # git worktrees) can run their test stacks side by side.
 repo=${repo:-$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)}
 off=${FP_TEST_PORT_OFFSET:-0}
-export FP_STACK_DIR=$repo/.stack/test FP_PG_PORT=$((55433 + off)) FP_INFLUX_PORT=$((58087 + off)) \
-  FP_INFLUX_RPC_PORT=$((58089 + off)) FP_TELEGRAF_PORT=$((58094 + off)) FP_MINIFOLIO_PORT=$((9230 + off)) \
-  FP_OPENSEARCH_PORT=$((59200 + off)) FOLIO_DB_PASSWORD=fp-test-S3cret-pw
+# shellcheck source=tools/defaults.sh
+FP_STACK_DIR=$repo/.stack/test FOLIO_DB_PASSWORD=fp-test-S3cret-pw fp_repo=$repo
+. "$repo/tools/defaults.sh"
+export FP_STACK_DIR FP_PG_PORT=$((FP_DEFAULT_PG_PORT + 1 + off)) FP_INFLUX_PORT=$((FP_DEFAULT_INFLUX_PORT + 1 + off)) \
+  FP_INFLUX_RPC_PORT=$((FP_DEFAULT_INFLUX_RPC_PORT + 1 + off)) FP_TELEGRAF_PORT=$((FP_DEFAULT_TELEGRAF_PORT + 1 + off)) \
+  FP_MINIFOLIO_PORT=$((FP_DEFAULT_MINIFOLIO_PORT + 100 + off)) FP_OPENSEARCH_PORT=$((FP_DEFAULT_OPENSEARCH_PORT + 1 + off)) \
+  FOLIO_DB_PASSWORD
 unset off
 # The test stack runs OpenSearch too: mod-search's tests (test-unit-minifolio) need it.
 export FP_SEARCH=1

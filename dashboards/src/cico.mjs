@@ -24,7 +24,8 @@ const RUN = runFilter('testid');
 
 // Run-level numbers are computed over every sample of the run, without
 // GROUP BY time: the max or mean of per-bucket p95s is not the run's p95
-// (k6-ecosystem.md §1.5). InfluxQL's percentile is nearest-rank, so it can
+// (grafana/k6 : metrics/sink.go TrendSink.P interpolates;
+// influxdata/influxdb : query/call_iterator.go). InfluxQL's percentile is nearest-rank, so it can
 // differ slightly from k6's interpolated summary on the same samples.
 function runStat(transaction, fn, title, what) {
   return statPanel({

@@ -21,14 +21,15 @@ import (
 	"go.yaml.in/yaml/v4"
 )
 
-// Load reads a compose file as `docker compose --profile k6 config` would,
+// Load reads a compose file as `docker compose --profile k6 --profile
+// native-grafana config` would,
 // with an environment that has none of the user's variables set, so the
 // file's own defaults are what gets checked.
 func Load(ctx context.Context, file string) (*types.Project, error) {
 	opts, err := cli.NewProjectOptions([]string{file},
 		cli.WithWorkingDirectory(filepath.Dir(file)),
 		cli.WithName("folio-perf"),
-		cli.WithProfiles([]string{"k6"}),
+		cli.WithProfiles([]string{"k6", "native-grafana"}),
 		cli.WithInterpolation(true),
 		cli.WithResolvedPaths(true),
 		cli.WithEnv([]string{}),
@@ -220,6 +221,13 @@ func GrafanaProvisioned(p *types.Project, dashboardsDir string) []string {
 			}
 		}
 	}
+	return append(f, dashboardsMounted("grafana", mounts, provFiles, dashboardsDir)...)
+}
+
+// dashboardsMounted: every generated dashboard is mounted where a dashboard
+// provider of provFiles reads.
+func dashboardsMounted(service string, mounts map[string]string, provFiles []string, dashboardsDir string) []string {
+	var f []string
 	generated, _ := filepath.Glob(filepath.Join(dashboardsDir, "*.json"))
 	for _, file := range provFiles {
 		var pr provider
@@ -234,12 +242,75 @@ func GrafanaProvisioned(p *types.Project, dashboardsDir string) []string {
 					continue
 				}
 				if src, ok := mounts[one.Options.Path+"/"+base]; !ok || src != dash {
-					f = append(f, fmt.Sprintf("grafana: %s is not mounted at %s/%s", dash, one.Options.Path, base))
+					f = append(f, fmt.Sprintf("%s: %s is not mounted at %s/%s", service, dash, one.Options.Path, base))
 				}
 			}
 		}
 	}
 	return f
+}
+
+// NativeGrafana: the profile native-grafana's grafana-native reads the native
+// stack's InfluxDB (127.0.0.1:<nativePort>, database k6, where `make run`
+// writes) through the host's network, with the datasource uid the dashboards
+// default to (uid, that of the compose datasource), listens on 127.0.0.1 only,
+// waits for no compose service, and has every generated dashboard.
+func NativeGrafana(p *types.Project, dashboardsDir, nativePort, uid string) []string {
+	g, ok := p.Services["grafana-native"]
+	if !ok {
+		return []string{"no grafana-native service"}
+	}
+	var f []string
+	if !slices.Contains(g.Profiles, "native-grafana") {
+		f = append(f, "grafana-native is not under profile native-grafana")
+	}
+	if g.NetworkMode != "host" {
+		f = append(f, fmt.Sprintf("grafana-native: network_mode %q, not host (the native stack listens on the host's 127.0.0.1)", g.NetworkMode))
+	}
+	env := func(k string) string { return derefOr(g.Environment[k], "") }
+	if env("GF_SERVER_HTTP_ADDR") != "127.0.0.1" {
+		f = append(f, fmt.Sprintf("grafana-native: GF_SERVER_HTTP_ADDR %q, not 127.0.0.1 (host network: it would listen on every interface)", env("GF_SERVER_HTTP_ADDR")))
+	}
+	if len(g.DependsOn) > 0 {
+		f = append(f, "grafana-native depends on compose services; it reads the native stack")
+	}
+	mounts := map[string]string{}
+	for _, v := range g.Volumes {
+		mounts[v.Target] = v.Source
+	}
+	dsDir, ok1 := mounts["/etc/grafana/provisioning/datasources"]
+	provDir, ok2 := mounts["/etc/grafana/provisioning/dashboards"]
+	if !ok1 || !ok2 {
+		return append(f, "grafana-native: /etc/grafana/provisioning/datasources or /dashboards is not mounted")
+	}
+	dsFiles, _ := filepath.Glob(filepath.Join(dsDir, "*.yaml"))
+	provFiles, _ := filepath.Glob(filepath.Join(provDir, "*.yaml"))
+	if len(dsFiles) == 0 || len(provFiles) == 0 {
+		return append(f, fmt.Sprintf("grafana-native: %s or %s has no *.yaml", dsDir, provDir))
+	}
+	want := "http://127.0.0.1:" + nativePort
+	found := false
+	for _, file := range dsFiles {
+		var d datasources
+		if err := readYAML(file, &d); err != nil {
+			f = append(f, err.Error())
+			continue
+		}
+		for _, ds := range d.Datasources {
+			// Grafana substitutes $VAR and ${VAR} from the container's environment.
+			u := os.Expand(ds.URL, env)
+			if u != want || ds.Type != "influxdb" || fmt.Sprint(ds.JSONData["dbName"]) != "k6" {
+				f = append(f, fmt.Sprintf("grafana-native datasource %s: %s (url %s) database %v, want influxdb at %s database k6", ds.UID, ds.Type, u, ds.JSONData["dbName"], want))
+			}
+			if ds.UID == uid {
+				found = true
+			}
+		}
+	}
+	if !found {
+		f = append(f, fmt.Sprintf("grafana-native: no datasource with uid %s, the dashboards' default", uid))
+	}
+	return append(f, dashboardsMounted("grafana-native", mounts, provFiles, dashboardsDir)...)
 }
 
 // ModulesPerContainer: every minifolio module runs in a service of its own,

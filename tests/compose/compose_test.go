@@ -36,6 +36,20 @@ func minifolioModules(t *testing.T, root string) []string {
 	return names
 }
 
+// nativeInfluxPort is the native stack's InfluxDB port, from the one file of defaults.
+func nativeInfluxPort(t *testing.T, root string) string {
+	t.Helper()
+	b, err := os.ReadFile(filepath.Join(root, "tools", "defaults.sh"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	m := regexp.MustCompile(`(?m)^FP_DEFAULT_INFLUX_PORT=(\d+)$`).FindSubmatch(b)
+	if m == nil {
+		t.Fatal("tools/defaults.sh has no FP_DEFAULT_INFLUX_PORT")
+	}
+	return string(m[1])
+}
+
 func TestDockerCompose(t *testing.T) {
 	root := repoRoot(t)
 	file := filepath.Join(root, "docker-compose.yml")
@@ -53,6 +67,7 @@ func TestDockerCompose(t *testing.T) {
 		"ports on 127.0.0.1":           LocalPortsOnly(p),
 		"secrets from the environment": SecretsFromEnv(file),
 		"opensearch for mod-search":    OpenSearchForSearch(p),
+		"grafana for the native stack": NativeGrafana(p, filepath.Join(root, "dashboards"), nativeInfluxPort(t, root), "folio-influxdb"),
 	}
 	for name, findings := range checks {
 		t.Run(name, func(t *testing.T) {
@@ -61,7 +76,7 @@ func TestDockerCompose(t *testing.T) {
 			}
 		})
 	}
-	for _, want := range []string{"influxdb", "grafana", "telegraf", "postgres", "opensearch", "okapi", "mod-search", "minifolio-seed", "k6"} {
+	for _, want := range []string{"influxdb", "grafana", "grafana-native", "telegraf", "postgres", "opensearch", "okapi", "mod-search", "minifolio-seed", "k6"} {
 		if _, ok := p.Services[want]; !ok {
 			t.Errorf("service %s missing", want)
 		}
@@ -97,6 +112,13 @@ services:
   mod-search:
     image: folio-perf/minifolio:1
     environment: { FP_OPENSEARCH_URL: "http://localhost:9200" }
+  grafana-native:
+    image: grafana/grafana:12.1.1
+    profiles: [native-grafana]
+    environment: { GF_SERVER_HTTP_ADDR: 0.0.0.0 }
+    volumes: ["./prov/datasources:/etc/grafana/provisioning/datasources:ro", "./prov/dashboards:/etc/grafana/provisioning/dashboards:ro"]
+    depends_on:
+      influxdb: { condition: service_healthy }
   k6:
     image: folio-perf/k6:1
     profiles: [k6]
@@ -127,6 +149,8 @@ services:
 	expect("grafana", GrafanaProvisioned(p, dir), "lacks datasources")
 	expect("modules", ModulesPerContainer(p, []string{"mod-users"}), "no service for module okapi", "no service for module mod-users")
 	expect("ports", LocalPortsOnly(p), "not 127.0.0.1")
+	expect("native grafana", NativeGrafana(p, dir, "58086", "folio-influxdb"), `network_mode "", not host`,
+		`GF_SERVER_HTTP_ADDR "0.0.0.0"`, "depends on compose services", "has no *.yaml")
 	expect("secrets", SecretsFromEnv(file), "GF_SECURITY_ADMIN_PASSWORD is not taken from the environment")
 	expect("opensearch", OpenSearchForSearch(p), "is not opensearchproject/opensearch:2.x.y", "DISABLE_SECURITY_PLUGIN is not true",
 		"discovery.type is not single-node", "is not 127.0.0.1", "opensearch: no healthcheck",

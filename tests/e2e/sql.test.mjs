@@ -1,4 +1,4 @@
-// Acceptance of the project's k6/x/sql module (issue 2): bin/k6 runs
+// Acceptance of the project's k6/x/sql module: bin/k6 runs
 // tests/e2e/k6/sql.js against the stack's PostgreSQL; the script records what
 // it saw in setup() and handleSummary writes that to a file, which the tests
 // below check. Needs FP_PG_DSN (a superuser: the script creates a table and a

@@ -1,6 +1,6 @@
 // Structural checks on the committed dashboards, modelled on
-// grafana/dashboard-linter's rules (k6-ecosystem.md §7.3) plus folio-perf's
-// own: the metric contract (DESIGN.md §4) and InfluxQL that Grafana can scale.
+// grafana/dashboard-linter's rules (grafana/dashboard-linter : lint/rules.go) plus folio-perf's
+// own: the metric contract (README.md, *The native stack*) and InfluxQL that Grafana can scale.
 // Each check returns the list of findings so a failure names every offender.
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';

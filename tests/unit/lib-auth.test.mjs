@@ -12,7 +12,7 @@ function jwt(claims) {
   return `${b64({ alg: 'HS256' })}.${b64(claims)}.sig`;
 }
 
-// What mod-login sends (folio-api.md §1.1); k6 joins repeated headers with ", ".
+// What mod-login sends (mod-login : ramls/login.raml, LoginAPI.java); k6 joins repeated headers with ", ".
 const cookies = (accessAge, refreshAge) =>
   `folioAccessToken=acc.tok.en; Max-Age=${accessAge}; Expires=Sun, 22 Nov 2026 04:10:00 GMT; Path=/; Secure; HttpOnly; SameSite=Lax, ` +
   `folioRefreshToken=ref.tok.en; Max-Age=${refreshAge}; Path=/authn; Secure; HttpOnly; SameSite=Lax`;

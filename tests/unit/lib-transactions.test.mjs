@@ -10,7 +10,7 @@ const LOAN = 'a7c4b3f2-1d2e-4f5a-8b9c-0d1e2f3a4b5c';
 const LIP = 'ed892c0e-52e0-4cd9-8133-c0ef07b4a709';
 const SP = '3a40852d-49fd-4df2-a1f9-6e2641a6e91f';
 
-// Answers like FOLIO's (folio-api.md §3) for the requests of a healthy transaction.
+// Answers like FOLIO's (mod-circulation : ramls/loan.json, check-in-by-barcode-response.json) for the requests of a healthy transaction.
 function folioAnswer(req) {
   const path = req.url.split('?')[0];
   if (req.method === 'OPTIONS') return [204, ''];
@@ -46,7 +46,7 @@ function recorder(override = () => null) {
 
 const input = { userBarcode: 'u-0001', itemBarcode: 'i-0001', servicePointId: SP, now: '2026-11-22T04:00:00.000Z' };
 
-test('check-out: Orchid order, 20 requests (§2.2 rows 4-38), request time only', () => {
+test('check-out: Orchid order, 20 requests (the check-out samplers of the Orchid jmx), request time only', () => {
   const c = recorder();
   const r = checkOut(c, input);
   const calls = c.log.filter((e) => e.kind === 'call');

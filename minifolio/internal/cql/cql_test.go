@@ -8,7 +8,8 @@ import (
 	"testing"
 )
 
-// Example values substituted into the workflow queries of folio-api.md §2.
+// Example values substituted into the workflow queries of PTF's CICO and mod-search
+// plans (folio-org/perf-testing : workflows-scripts/).
 const (
 	userID     = "a1b2c3d4-0000-4000-8000-000000000001"
 	userBC     = "21734567"
@@ -69,7 +70,7 @@ type sqlCase struct {
 func args(v ...any) []any { return v }
 
 var sqlCases = []sqlCase{
-	// folio-api.md §2.2, one check-out (Orchid), in order.
+	// One check-out of the Orchid plan, in order.
 	{"co4 config other_settings", configT, `(module==CHECKOUT and configName==other_settings)`,
 		"(" + f("module") + " = " + p(1) + " AND " + f("configName") + " = " + p(2) + ")", "",
 		args("CHECKOUT", "other_settings"), nil},
@@ -106,7 +107,7 @@ var sqlCases = []sqlCase{
 		"(" + f("requesterId") + " = " + p(1) + " AND " + f("status") + " = " + p(2) + ")", "",
 		args(userID, "Open"), nil},
 
-	// §2.3, one check-in.
+	// One check-in of the Orchid plan.
 	{"ci1 config with =", configT, `(module=CHECKOUT and configName=other_settings)`,
 		"(" + w(f("module"), 1) + " AND " + w(f("configName"), 2) + ")", "",
 		args("CHECKOUT", "other_settings"), nil},

@@ -13,7 +13,9 @@ import (
 )
 
 // The Orchid plan's GET/POST requests of one check-out and one check-in
-// (folio-api.md §2.2, §2.3, OPTIONS left out: Okapi answers those itself).
+// (folio-org/perf-testing : workflows-scripts/circulation/check-in-check-out/
+// Orchid/circulation_checkInCheckOut_orchid.jmx; OPTIONS left out: Okapi
+// answers those itself).
 func checkOutRequests(f *fixture, ub, ib string) []func(e *env) response {
 	uid := f.users[ub]
 	get := func(p string) func(e *env) response { return func(e *env) response { return e.do("GET", p, nil) } }

@@ -17,8 +17,8 @@ func checkOutBody(f *fixture, item, user string) map[string]any {
 
 func q(cql string) string { return url.QueryEscape(cql) }
 
-// The Orchid plan's check-out and check-in transactions (folio-api.md §2.2,
-// §2.3) replayed request by request: each answers with FOLIO's status and
+// The Orchid plan's check-out and check-in transactions (folio-org/perf-testing :
+// workflows-scripts/circulation/check-in-check-out/Orchid/*.jmx) replayed request by request: each answers with FOLIO's status and
 // the envelope the script extracts from.
 func TestOrchidCheckOutAndCheckInSequences(t *testing.T) {
 	pool, tenant, f := newTenant(t)
@@ -43,7 +43,7 @@ func TestOrchidCheckOutAndCheckInSequences(t *testing.T) {
 		}
 		return o
 	}
-	// check-out, §2.2
+	// check-out
 	cfg := envelope("/configurations/entries?query="+q("(module==CHECKOUT and configName==other_settings)"), "configs")
 	if cfg["totalRecords"].(float64) != 1 {
 		t.Errorf("configurations/entries: totalRecords %v, want 1", cfg["totalRecords"])
@@ -112,7 +112,7 @@ func TestOrchidCheckOutAndCheckInSequences(t *testing.T) {
 	envelope("/automated-patron-blocks/"+uid+"?limit=100", "automatedPatronBlocks")
 	envelope("/circulation/requests?query="+q(`(requesterId==`+uid+` and status=="Open")`)+"&limit=100", "requests")
 
-	// check-in, §2.3, at the item's home service point
+	// check-in, at the item's home service point
 	envelope("/groups", "usergroups")
 	envelope("/users", "users")
 	envelope("/staff-slips-storage/staff-slips?limit=1000", "staffSlips")
@@ -177,7 +177,8 @@ func TestCheckInAwayFromHomeAndWithoutLoan(t *testing.T) {
 		str(ci, "loan.status.name") != "Closed" {
 		t.Fatalf("check-in at the other desk: %d %s", r.status, r.body)
 	}
-	// No open loan any more: still 200, item processed, loan absent (§3.3).
+	// No open loan any more: still 200, item processed, loan absent (mod-circulation :
+	// ramls/check-in-by-barcode-response.json).
 	r = e.do("POST", "/circulation/check-in-by-barcode", map[string]any{"servicePointId": f.sp1, "checkInDate": "2026-11-22T12:00:00Z", "itemBarcode": "it-001"})
 	ci = r.json(t)
 	if _, has := ci["loan"]; r.status != 200 || has || str(ci, "item.status.name") != "Available" {

@@ -1,6 +1,6 @@
 // Does a k6/x/sql statement run under the VU's context, so that k6 stopping a
-// scenario also cancels the statement on the server? (issue 2: "the VU
-// context on every call")
+// scenario also cancels the statement on the server? (the module promises
+// the VU context on every call)
 //
 // The one VU starts `pg_sleep(120)` in a scenario that k6 stops after 3s with
 // no graceful stop. If the module ignored the VU context, the iteration could

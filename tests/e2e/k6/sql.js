@@ -1,4 +1,4 @@
-// Acceptance script for the project's k6/x/sql module (issue 2).
+// Acceptance script for the project's k6/x/sql module.
 //
 // Question: does `k6/x/sql` against a real PostgreSQL return values a script
 // can use directly, and does every failure reach the script as a catchable
