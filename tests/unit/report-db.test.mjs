@@ -117,3 +117,22 @@ test('databaseSection and longevitySection build their tables, and say what is m
   assert.equal(l.blocks[1].rows[0][5], '+60.0'); // second half: the same 1 MiB a minute
   assert.match(l.blocks[2].text, /mod-x leaks/);
 });
+
+test('the leak verdict of a stepped run is judged over its longest step: growth from stepping the load up is no leak', () => {
+  const lon = { kind: 'thirds', periods: [] };
+  const MiB = 1048576;
+  // Four 5-minute steps; RSS jumps by 20 MiB at each step and is flat within a step (a larger
+  // load, no leak), sampled every 10 s.
+  const steps = [1, 5, 8, 20].map((vus, i) => ({ vus, fromMs: i * 300_000, toMs: (i + 1) * 300_000 - 1 }));
+  const stepped = Array.from({ length: 120 }, (_, i) => [i * 10_000, (100 + 20 * Math.floor(i / 30)) * MiB]);
+  // The same steps, but within each step RSS climbs 1 MiB a minute and never levels off: a leak.
+  const leaking = stepped.map(([t, v]) => [t, v + (t / 60_000) * MiB]);
+  const mods = [{ module: 'mod-stepped', mem: stepped }, { module: 'mod-leaking', mem: leaking }];
+  const whole = longevitySection(lon, mods);
+  const verdict = (sec, m) => sec.blocks[1].rows.find((r) => r[0] === m)[6];
+  assert.equal(verdict(whole, 'mod-stepped'), 'leak', 'over the whole stepped run, the step jumps look like a leak');
+  const judged = longevitySection(lon, mods, 'transaction', undefined, steps);
+  assert.equal(verdict(judged, 'mod-stepped'), 'no leak');
+  assert.equal(verdict(judged, 'mod-leaking'), 'leak');
+  assert.match(judged.blocks[1].caption, /longest constant-load step/);
+});

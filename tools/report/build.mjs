@@ -66,7 +66,7 @@ export function chartsSection(summary, data) {
 function extraSections(data) {
   const out = [];
   if (data.db && data.connections) out.push(databaseSection(data.db, data.connections));
-  if (data.longevity) out.push(longevitySection(data.longevity, data.modules, data.seriesTag === 'group' ? 'group' : 'transaction'));
+  if (data.longevity) out.push(longevitySection(data.longevity, data.modules, data.seriesTag === 'group' ? 'group' : 'transaction', undefined, data.steps));
   return out;
 }
 

@@ -10,7 +10,7 @@ const signedMib = (v) => (v === null || v === undefined ? '-' : `${v >= 0 ? '+' 
  * @param {Array<{module, mem: Array<[t, bytes]>}>} modules
  * @param {string} what 'transaction' | 'group'
  */
-export function longevitySection(longevity, modules, what = 'transaction', rule = LEAK_RULE) {
+export function longevitySection(longevity, modules, what = 'transaction', rule = LEAK_RULE, steps = []) {
   const names = [...new Set(longevity.periods.flatMap((p) => p.rows.map((r) => r.name)))].sort();
   const columns = [{ label: what === 'group' ? 'Group' : 'Transaction', wrap: true }];
   for (const p of longevity.periods) columns.push({ label: `${p.label}: avg s`, align: 'r' }, { label: 'p95 s', align: 'r' });
@@ -22,7 +22,12 @@ export function longevitySection(longevity, modules, what = 'transaction', rule 
     return [n, ...cells.flatMap((c) => [s3(c?.avg / 1000), s3(c?.p95 / 1000)]), signedPct(change)];
   });
   const kindNote = longevity.kind === 'hours' ? 'first hour, middle, last hour' : 'the run is shorter than 3 hours: first, middle and last third of it';
-  const trends = modules.map((m) => ({ module: m.module, ...memoryTrend(m.mem, rule) })).sort((a, b) => (b.growthPct ?? -Infinity) - (a.growthPct ?? -Infinity) || a.module.localeCompare(b.module));
+  // A leak is growth under a constant load: a run that steps its user count up (demo, ptf) grows
+  // every process's memory with each step (more connections, buffers, caches). The verdict is
+  // judged over the longest step alone, without its first fifth (the new load warming up).
+  const w = judgedWindow(steps);
+  const judged = (mem) => (w ? mem.filter(([t]) => t >= w.fromMs && t <= w.toMs) : mem);
+  const trends = modules.map((m) => ({ module: m.module, ...memoryTrend(judged(m.mem), rule) })).sort((a, b) => (b.growthPct ?? -Infinity) - (a.growthPct ?? -Infinity) || a.module.localeCompare(b.module));
   const leaks = trends.filter((t) => t.verdict === 'leak').map((t) => t.module);
   return {
     id: 'longevity',
@@ -40,13 +45,27 @@ export function longevitySection(longevity, modules, what = 'transaction', rule 
       {
         type: 'table',
         id: 'longevity-memory',
-        caption: `Module memory (RSS) trend over the whole run; rule: ${describeLeakRule(rule)}`,
+        caption: `Module memory (RSS) trend ${w ? `over the longest constant-load step (${w.label}, its first fifth left out)` : 'over the whole run'}; rule: ${describeLeakRule(rule)}`,
         columns: [{ label: 'Module' }, { label: 'RSS avg MiB', align: 'r' }, { label: 'Growth MiB/h', align: 'r' }, { label: 'Growth %/h', align: 'r' }, { label: 'R²', align: 'r' }, { label: '2nd half MiB/h', align: 'r' }, { label: 'Verdict' }],
         rows: trends.map((t) => [t.module, mib(t.mean), signedMib(t.growthPerHour), signedPct(t.growthPct), f2(t.r2), signedMib(t.lateGrowthPerHour), t.verdict]),
         empty: 'No module_stats in InfluxDB for the run\'s window.',
-        source: 'InfluxDB: moduleOverTime (least squares of RSS over the run)',
+        source: `InfluxDB: moduleOverTime (least squares of RSS over ${w ? 'that step' : 'the run'})`,
       },
-      { type: 'text', text: leaks.length ? `Leak verdict: ${leaks.join(', ')} ${leaks.length === 1 ? 'leaks' : 'leak'} memory by the rule above.` : 'Leak verdict: no module leaks memory by the rule above.' },
+      { type: 'text', text: leakText(leaks, trends, rule) },
     ],
   };
+}
+
+/** The window the leak verdict is judged over: with several steps, the longest one (the last of equally long ones: the highest load) minus its first fifth. */
+export function judgedWindow(steps) {
+  if (!Array.isArray(steps) || steps.length < 2) return null;
+  const longest = steps.reduce((a, b) => (b.toMs - b.fromMs >= a.toMs - a.fromMs ? b : a));
+  const len = longest.toMs - longest.fromMs;
+  return { fromMs: longest.fromMs + len / 5, toMs: longest.toMs, label: `${longest.vus} users${longest.phase ? `, ${longest.phase}` : ''}` };
+}
+
+function leakText(leaks, trends, rule) {
+  if (leaks.length) return `Leak verdict: ${leaks.join(', ')} ${leaks.length === 1 ? 'leaks' : 'leak'} memory by the rule above.`;
+  if (trends.length && trends.every((t) => t.verdict === 'too short')) return `Leak verdict: none given; the judged window is shorter than ${rule.minSpanMin} minutes.`;
+  return 'Leak verdict: no module leaks memory by the rule above.';
 }
