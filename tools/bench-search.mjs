@@ -5,8 +5,11 @@
 //
 //   1. reindex: documents/s of minifolio's legacy reindex of a tenant (reading
 //      PostgreSQL, building documents, bulk-loading OpenSearch) against a raw
-//      `_bulk` of the very documents it wrote into an index with the same
-//      mapping. Target: >= 0.7x.
+//      `_bulk` of the very documents it wrote, loaded the way the reindex
+//      loads them (same settings and mapping, refresh_interval -1 then one
+//      refresh, 1,000 per request, two at a time, index creation timed on
+//      both sides). BENCH_SEARCH_ROUNDS (default 3) interleaved rounds; the
+//      median ratio is the verdict. Target: >= 0.7x.
 //   2. per template: p50 through gateway + mod-search against the same
 //      OpenSearch query sent direct. Target: <= 1.2x. The queries are the
 //      ones mod-search sends: a first pass goes through a second minifolio
@@ -25,7 +28,8 @@
 //
 // Environment: FP_MINIFOLIO_PORT (gateway, minifolio up --opensearch running),
 // FP_OPENSEARCH_URL, BENCH_TENANT (default fs09000001, seeded), FOLIO_PASSWORD
-// (default admin, local only).
+// (default admin, local only), BENCH_SEARCH_PARTS (default 1,2,3: which
+// parts to run).
 
 import { spawnSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
