@@ -155,7 +155,8 @@ func (js *Jobs) run(tenant string, r *Resource, recreate bool, progress Progress
 	n, err := js.ix.Reindex(ctx, r, tenant, total, progress)
 	t2 := time.Now()
 	defer func() {
-		slog.Info("reindex phases", "tenant", tenant, "resource", r.Name, "prepare_s", t1.Sub(t0).Seconds(),
+		read, wait, bulk := js.ix.PhaseSeconds()
+		slog.Info("reindex phases", "read_s", read, "wait_s", wait, "bulk_s", bulk, "tenant", tenant, "resource", r.Name, "prepare_s", t1.Sub(t0).Seconds(),
 			"load_s", t2.Sub(t1).Seconds(), "finish_s", time.Since(t2).Seconds(), "docs_per_s", float64(n)/t2.Sub(t1).Seconds())
 	}()
 	// Refreshes are restored even after a failure, so the index stays usable.
