@@ -8,6 +8,7 @@ import exec from 'k6/execution';
 import { sleep } from 'k6';
 import { Trend, Rate } from 'k6/metrics';
 import { Session } from './auth.js';
+import { makeHandleSummary } from './summary-out.js';
 import { makeClient, failureLog, REQUEST_TIMEOUT } from './folio.js';
 import { sharedPoolsFromDb, poolsFromCsv, runLeftoversFromDb } from './data.js';
 import { checkOut, checkIn, selectTransaction, CHECK_OUT, CHECK_IN } from '../transactions.js';
@@ -296,42 +297,16 @@ export function cicoWorkflow(run, read) {
     }
   }
 
-  function testidOf(data) {
-    if (data.setup_data && data.setup_data.testid) return data.setup_data.testid;
-    try {
-      return exec.test.options.tags.testid;
-    } catch (_) {
-      return run.testid;
-    }
-  }
-
-  function handleSummary(data) {
-    const testid = testidOf(data);
-    const { renderText, summaryDocument, summaryPath } = run.report;
-    const path = summaryPath(testid);
-    const writable = run.resultsDirExists && testid === run.testid;
-    const meta = {
-      testid,
-      workflow: run.workflow,
-      release: cfg.release,
-      target: cfg.target,
-      profile: run.profile.name,
-      steps: run.profile.steps,
-      stepDuration: `${run.profile.durationMs / 1000}s`,
+  const handleSummary = makeHandleSummary(run, {
+    cfg,
+    runCommand: 'make run',
+    meta: () => ({
       think: env.THINK || run.profile.think,
       distribution: `${run.distribution.checkIn}-${run.distribution.checkOut}`,
       preflight: run.preflight,
       baseline: env.BASELINE || null,
-      startedAt: data.setup_data ? data.setup_data.startedAt : null,
-      finishedAt: new Date().toISOString(),
-      webReport: env.K6_WEB_DASHBOARD_EXPORT || null,
-      summaryPath: writable ? path : null,
-    };
-    const out = { stdout: renderText(data, meta) };
-    if (writable) out[path] = JSON.stringify(summaryDocument(data, meta), null, 2);
-    else out.stdout += `summary.json not written: results/${testid}/ does not exist (k6 cannot create directories); fix: run through make run, or set TESTID and mkdir -p results/$TESTID first\n`;
-    return out;
-  }
+    }),
+  });
 
   return { setup, iteration, teardown, handleSummary };
 }

@@ -9,6 +9,7 @@ import { sleep } from 'k6';
 import { SharedArray } from 'k6/data';
 import { Counter, Gauge, Trend } from 'k6/metrics';
 import { Session } from './auth.js';
+import { makeHandleSummary } from './summary-out.js';
 import { makeClient, failureLog } from './folio.js';
 import { send } from './http.js';
 import { fatal } from './run.js';
@@ -192,45 +193,19 @@ export function searchWorkflow(run, read) {
     } while (run.reindex.repeat && Date.now() < deadline - run.reindex.pollMs);
   }
 
-  function testidOf(data) {
-    if (data.setup_data && data.setup_data.testid) return data.setup_data.testid;
-    try {
-      return exec.test.options.tags.testid;
-    } catch (_) {
-      return run.testid;
-    }
-  }
-
-  function handleSummary(data) {
-    const testid = testidOf(data);
-    const { renderText, summaryDocument, summaryPath } = run.report;
-    const path = summaryPath(testid);
-    const writable = run.resultsDirExists && testid === run.testid;
-    const meta = {
-      testid,
-      workflow: run.workflow,
-      release: cfg.release,
-      target: cfg.target,
+  const handleSummary = makeHandleSummary(run, {
+    cfg,
+    runCommand: 'make run WORKFLOW=search',
+    meta: () => ({
       tenant: cfg.folio.tenant,
-      profile: run.profile.name,
-      steps: run.profile.steps,
-      stepDuration: `${run.profile.durationMs / 1000}s`,
       stepSeconds: run.profile.durationMs / 1000,
       phases: run.reindex ? ['baseline', 'reindex'] : ['baseline'],
       reindexTenant: run.reindex ? run.reindex.tenant : null,
       reindexApi: run.reindex ? run.reindex.api : null,
       data: run.data.generated ? run.data.dir : `csv:${run.data.dir}`,
-      startedAt: data.setup_data ? data.setup_data.startedAt : null,
-      finishedAt: new Date().toISOString(),
-      webReport: env.K6_WEB_DASHBOARD_EXPORT || null,
-      summaryPath: writable ? path : null,
       templates: TEMPLATES.map((t) => ({ name: t.name, group: t.group, kind: t.kind })),
-    };
-    const out = { stdout: renderText(data, meta) };
-    if (writable) out[path] = JSON.stringify(summaryDocument(data, meta), null, 2);
-    else out.stdout += `summary.json not written: results/${testid}/ does not exist (k6 cannot create directories); fix: run through make run WORKFLOW=search, or set TESTID and mkdir -p results/$TESTID first\n`;
-    return out;
-  }
+    }),
+  });
 
   return { setup, iteration, reindex, handleSummary };
 }
