@@ -74,3 +74,16 @@ export function runAsync(cmd, args, { env: childEnv, timeoutMs = 60_000, cwd = r
     });
   });
 }
+
+/**
+ * The Markdown table under the caption line `**captionStart…**` of a folio-perf report:
+ * the caption line, the header cells and the rows as arrays of cells.
+ */
+export function mdTable(text, captionStart) {
+  const lines = text.split('\n');
+  const at = lines.findIndex((l) => l.startsWith(`**${captionStart}`));
+  if (at < 0) throw new Error(`no table "${captionStart}" in the report`);
+  const rows = [];
+  for (let i = at + 2; i < lines.length && lines[i].startsWith('|'); i++) rows.push(lines[i].slice(2, -2).split(' | '));
+  return { caption: lines[at], head: rows[0], rows: rows.slice(2) }; // header, separator, then the rows
+}

@@ -9,7 +9,7 @@ import { test, before } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { repo, env, influxQuery, run } from './helpers.mjs';
+import { repo, env, influxQuery, run, mdTable } from './helpers.mjs';
 
 const testid = `e2e-report-mech-${Date.now()}`;
 const dir = join(repo, 'results', testid);
@@ -18,14 +18,6 @@ const cli = (args) => run('node', [join(repo, 'tools', 'folio-perf.mjs'), ...arg
 let summary;
 let md;
 
-function mdTable(text, captionStart) {
-  const lines = text.split('\n');
-  const at = lines.findIndex((l) => l.startsWith(`**${captionStart}`));
-  assert.ok(at >= 0, `table "${captionStart}" in report.md`);
-  const rows = [];
-  for (let i = at + 2; i < lines.length && lines[i].startsWith('|'); i++) rows.push(lines[i].slice(2, -2).split(' | '));
-  return { caption: lines[at], rows: rows.slice(2) };
-}
 
 before(() => {
   const r = run(join(repo, 'tools', 'run.sh'), [], {

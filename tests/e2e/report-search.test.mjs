@@ -7,21 +7,13 @@ import { test, before } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { repo, env, influxQuery, run } from './helpers.mjs';
+import { repo, env, influxQuery, run, mdTable } from './helpers.mjs';
 
 const testid = `e2e-report-search-${Date.now()}`;
 const dir = join(repo, 'results', testid);
 let summary;
 let md;
 
-function mdTable(text, captionStart) {
-  const lines = text.split('\n');
-  const at = lines.findIndex((l) => l.startsWith(`**${captionStart}`));
-  assert.ok(at >= 0, `table "${captionStart}" in report.md`);
-  const rows = [];
-  for (let i = at + 2; i < lines.length && lines[i].startsWith('|'); i++) rows.push(lines[i].slice(2, -2).split(' | '));
-  return rows.slice(2); // header, separator, then the rows
-}
 
 before(async () => {
   const os = `http://127.0.0.1:${env('FP_OPENSEARCH_PORT')}`;
@@ -39,7 +31,7 @@ before(async () => {
 });
 
 test('one step window per user count and phase', () => {
-  const rows = mdTable(md, 'User-count steps');
+  const { rows } = mdTable(md, 'User-count steps');
   assert.deepEqual(rows.map((r) => `${r[0]} ${r[1]}`), ['1 baseline', '1 reindex', '2 baseline', '2 reindex']);
 });
 
@@ -47,7 +39,7 @@ test('per-template tables: summary.json\'s cells; Total and >700 ms recomputed f
   const steps = summary.tables.searchSteps;
   assert.equal(steps.length, 4);
   for (const st of steps) {
-    const rows = mdTable(md, `${st.vus} user${st.vus === 1 ? '' : 's'}, ${st.phase === 'reindex' ? 'under reindex' : 'baseline'} (`);
+    const { rows } = mdTable(md, `${st.vus} user${st.vus === 1 ? '' : 's'}, ${st.phase === 'reindex' ? 'under reindex' : 'baseline'} (`);
     assert.equal(rows.length, st.rows.length);
     const counts = new Map((await influxQuery(`SELECT count("value") FROM "http_req_duration" WHERE "testid" = '${testid}' AND "vus" = '${st.vus}' AND "phase" = '${st.phase}' GROUP BY "name"`)).map((s) => [s.tags.name, s.values[0][1]]));
     const slow = new Map((await influxQuery(`SELECT sum("value") FROM "search_slow_requests" WHERE "testid" = '${testid}' AND "vus" = '${st.vus}' AND "phase" = '${st.phase}' GROUP BY "name"`)).map((s) => [s.tags.name, s.values[0][1]]));
@@ -66,11 +58,11 @@ test('per-template tables: summary.json\'s cells; Total and >700 ms recomputed f
 });
 
 test('group averages, phases and the reindex are in the report; charts per group', () => {
-  const avg = mdTable(md, 'Group averages');
+  const avg = mdTable(md, 'Group averages').rows;
   assert.equal(avg.length, 4);
   assert.equal(avg[0][5], String(summary.tables.searchSteps[0].total));
   assert.ok(md.includes('**1 user: baseline vs under reindex'));
-  const re = mdTable(md, 'Background reindex of fs09000001');
+  const re = mdTable(md, 'Background reindex of fs09000001').rows;
   assert.ok(re.length >= 1 && /completed/.test(re[0][2]), JSON.stringify(re));
   const html = readFileSync(join(dir, 'report.html'), 'utf8');
   assert.match(html, /Response time per group/);

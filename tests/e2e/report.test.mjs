@@ -9,7 +9,7 @@ import { existsSync, mkdirSync, readFileSync, readdirSync, rmSync, statSync, wri
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { spawn } from 'node:child_process';
-import { repo, env, influxQuery, run, waitFor } from './helpers.mjs';
+import { repo, env, influxQuery, run, waitFor, mdTable } from './helpers.mjs';
 
 const testid = `e2e-report-${Date.now()}`;
 const dir = join(repo, 'results', testid);
@@ -17,15 +17,6 @@ const cli = (args, extra = {}) => run('node', [join(repo, 'tools', 'folio-perf.m
 let summary;
 let md;
 
-// Markdown table after the caption line `**caption…**`: rows as arrays of cells.
-function mdTable(text, captionStart) {
-  const lines = text.split('\n');
-  const at = lines.findIndex((l) => l.startsWith(`**${captionStart}`));
-  assert.ok(at >= 0, `table "${captionStart}" in report.md`);
-  const rows = [];
-  for (let i = at + 2; i < lines.length && lines[i].startsWith('|'); i++) rows.push(lines[i].slice(2, -2).split(' | '));
-  return { head: rows[0], rows: rows.slice(2) }; // header, separator, then the rows
-}
 
 before(() => {
   const r = run(join(repo, 'tools', 'run.sh'), [], {
