@@ -9,6 +9,10 @@
 //   folio-perf compare <testid A> <testid B> [--influx <url>]
 //       writes results/compare-<A>-vs-<B>/report.md and report.html.
 //
+//   folio-perf verdict <testid> [--influx <url>] [--thresholds <file>] [--baseline <file>]...
+//       the run's verdict from all its samples in InfluxDB (every runner) and the baseline: a table,
+//       exit 99 when a threshold fails or the baseline comparison says regressed (tools/verdict/).
+//
 //   folio-perf run [NAME=VALUE ...]        e.g. folio-perf run PROFILE=smoke MINIFOLIO_PROFILE=lotus
 //       one run (tools/run.sh after make's build and stack-up steps); exits with k6's code
 //       (99 thresholds, 105 interrupted, 108 setup/login, 96 samples lost), where make run exits 2.
@@ -23,7 +27,7 @@ import { fileURLToPath } from 'node:url';
 import { fromSummary, validateBaseline } from '../lib/baseline.js';
 import { ReportError } from './report/errors.mjs';
 
-const USAGE = 'usage: folio-perf run [NAME=VALUE ...] | reset [--tenant <t>] | baseline <results/<testid>/summary.json | testid> [--out baselines/<name>.json] | report <testid> [--influx <url>] [--folio-url <url>] [--tenant <t>] [--module-logs <dir>] | compare <testid A> <testid B> [--influx <url>]';
+const USAGE = 'usage: folio-perf run [NAME=VALUE ...] | reset [--tenant <t>] | baseline <results/<testid>/summary.json | testid> [--out baselines/<name>.json] | report <testid> [--influx <url>] [--folio-url <url>] [--tenant <t>] [--module-logs <dir>] | compare <testid A> <testid B> [--influx <url>] | verdict <testid> [--influx <url>] [--thresholds <file>] [--baseline <file>]...';
 
 function fail(msg) {
   process.stderr.write(`folio-perf: ${msg}\n`);
@@ -106,6 +110,33 @@ async function compare(args) {
   });
 }
 
+// --baseline may repeat (several baseline files), so verdict reads its flags itself.
+async function verdict(args) {
+  const opts = { baselineFiles: [] };
+  const rest = [];
+  for (let i = 0; i < args.length; i++) {
+    const a = args[i];
+    if (['--influx', '--thresholds', '--baseline'].includes(a) && i + 1 < args.length) {
+      const v = args[++i];
+      if (a === '--influx') opts.influxUrl = v;
+      else if (a === '--thresholds') opts.thresholdsFile = v;
+      else opts.baselineFiles.push(v);
+    } else if (a.startsWith('--')) fail(`bad option ${a}; fix: ${USAGE}`);
+    else rest.push(a);
+  }
+  if (rest.length !== 1) fail('verdict takes one test id; fix: folio-perf verdict <testid> [--baseline baselines/<name>.json]');
+  opts.influxUrl ||= process.env.FP_INFLUX_URL;
+  opts.thresholdsFile ||= join(ROOT, 'thresholds.json');
+  const { verdictRows, exitCodeFor } = await import('./verdict/index.mjs');
+  const { renderVerdict } = await import('./verdict/render.mjs');
+  let rows;
+  await userErrors(async () => {
+    rows = await verdictRows(rest[0], opts);
+  });
+  process.stdout.write(renderVerdict(rows));
+  process.exit(exitCodeFor(rows));
+}
+
 // run and reset: the run side, in the shell scripts that make wraps; these only
 // hand over the settings and pass the scripts' exit code on unchanged.
 const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..');
@@ -147,4 +178,5 @@ else if (cmd === '--help' || cmd === '-h' || cmd === 'help') {
 } else if (cmd === 'baseline') baseline(args);
 else if (cmd === 'report') await report(args);
 else if (cmd === 'compare') await compare(args);
+else if (cmd === 'verdict') await verdict(args);
 else fail(cmd ? `unknown command "${cmd}"; fix: ${USAGE}` : USAGE);
