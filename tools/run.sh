@@ -125,8 +125,8 @@ env "${k6_target[@]}" K6_ENV="${K6_ENV:-local}" node tools/login-probe.mjs || pr
 out=results/$TESTID
 mkdir -p "$out"
 # --- report: database statistics around k6 (read by folio-perf report's database section) ---
-# pg_stat_statements summed per statement, and per module log the count of RMB's "Doing SQL query
-# without index" lines, once before and once after k6; the report diffs the two. The password
+# pg_stat_statements summed per statement, and per module log the count of RMB's "Doing … without
+# index" lines, once before and once after k6; the report diffs the two. The password
 # reaches psql through PGPASSWORD, never its command line. A failure only costs the report these tables.
 db_snapshot() { # db_snapshot start|end
   PGPASSWORD=$FOLIO_DB_PASSWORD psql -X -q -t -A -h 127.0.0.1 -p "$FP_PG_PORT" -U folio -d folio -c \
@@ -137,7 +137,8 @@ db_snapshot() { # db_snapshot start|end
   local f n sep='' json='{'
   for f in "$run_dir"/logs/*.log; do
     [ -f "$f" ] || continue
-    n=$(grep -c 'Doing SQL query without index' "$f" || true)
+    # The same four words of RMB's warning as the report's WITHOUT_INDEX (tools/report/db-statements.mjs).
+    n=$(grep -c -E 'Doing (SQL query|FT search|LIKE search|wildcard LIKE search) without index' "$f" || true)
     json+="$sep\"$(basename "$f" .log)\": ${n:-0}"; sep=', '
   done
   printf '%s}\n' "$json" >"$out/index-lines-$1.json"

@@ -32,7 +32,7 @@ before(() => {
 });
 
 test('without-index lines: mod-circulation-storage logged them during the run (the profile dropped its loan.userId index)', () => {
-  const { rows } = mdTable(md, 'RMB "Doing SQL query without index" lines');
+  const { rows } = mdTable(md, 'RMB "Doing … without index" lines');
   const n = Object.fromEntries(rows.map(([m, v]) => [m, Number(v)]));
   assert.ok(n['mod-circulation-storage'] > 0, JSON.stringify(n));
   for (const [m, v] of Object.entries(n)) if (m !== 'mod-circulation-storage') assert.equal(v, 0, `${m} logs no such line`);
@@ -48,9 +48,9 @@ test('--module-logs (lines dated in the run\'s window) agrees with the snapshots
   const rep = cli(['report', testid, '--module-logs', logs]);
   assert.equal(rep.status, 0, rep.stdout + rep.stderr);
   const text = readFileSync(join(dir, 'report.md'), 'utf8');
-  const { rows } = mdTable(text, 'RMB "Doing SQL query without index" lines');
+  const { rows } = mdTable(text, 'RMB "Doing … without index" lines');
   const byLogs = Number(rows.find((r) => r[0] === 'mod-circulation-storage')[1]);
-  const bySnap = Number(mdTable(md, 'RMB "Doing SQL query without index" lines').rows.find((r) => r[0] === 'mod-circulation-storage')[1]);
+  const bySnap = Number(mdTable(md, 'RMB "Doing … without index" lines').rows.find((r) => r[0] === 'mod-circulation-storage')[1]);
   // The window (first to last sample) lies inside the snapshots' span (k6's setup and teardown around it).
   assert.ok(byLogs > 0 && byLogs <= bySnap, `${byLogs} in the window, ${bySnap} between the snapshots`);
   assert.match(text, /log lines dated in the run's window/);

@@ -151,7 +151,7 @@ test('compare of the run with itself: every row within noise', () => {
   assert.equal(rows.length, 16);
   assert.ok(rows.every((x) => x[5] === 'within noise' && x[3] === '+0.0%'), JSON.stringify(rows));
   // the database and longevity tables too: the same statements, periods and modules, no change
-  for (const caption of ['Statements in the top 10', 'Response time per period', 'RMB "Doing SQL query without index"']) {
+  for (const caption of ['Statements in the top 10', 'Response time per period', 'RMB "Doing … without index"']) {
     const t = mdTable(cmp, caption).rows;
     assert.ok(t.length > 0, caption);
     assert.ok(t.every((x) => ['within noise', '-'].includes(x[5]) && ['+0.0%', '-'].includes(x[3])), `${caption}: ${JSON.stringify(t)}`);

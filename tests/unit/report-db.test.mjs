@@ -48,8 +48,13 @@ test('lineTime reads RMB, slog and offset timestamps; countWithoutIndex keeps th
     'WARN Doing SQL query without index for itemId', // undated
     '2024-03-01T11:00:00Z WARN Doing SQL query without index for itemId',
     '2024-03-01T11:00:01Z WARN Doing SQL query without index for itemId', // after
+    // RMB's other three words for the same warning (CQL2PgJSON, by the search it built):
+    "2024-03-01T10:40:00,001 WARN  CQL2PgJSON Doing FT search without index for t.jsonb->>'pickupServicePointId', CQL >>> SQL: …",
+    '2024-03-01T10:41:00,001 WARN  CQL2PgJSON Doing LIKE search without index for userId',
+    '2024-03-01T10:42:00,001 WARN  CQL2PgJSON Doing wildcard LIKE search without index for barcode',
+    '2024-03-01T10:43:00,001 INFO  CQL2PgJSON Doing a search with an index', // not a warning
   ].join('\n');
-  assert.deepEqual(countWithoutIndex(log, from, to), { inRun: 2, undated: 1 });
+  assert.deepEqual(countWithoutIndex(log, from, to), { inRun: 5, undated: 1 });
 });
 
 test('periods: hours for 3 h or more, thirds below, contiguous and covering the run', () => {

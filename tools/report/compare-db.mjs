@@ -47,7 +47,7 @@ export function compareDatabase(dA, dB, rule, n = 10) {
     blocks.push({
       type: 'table',
       id: 'cmp-db-without-index',
-      caption: `RMB "Doing SQL query without index" lines per module during the run; verdict: +${Math.round(rule.tolerance * 100)} % (no slack)`,
+      caption: `RMB "Doing … without index" lines per module during the run; verdict: +${Math.round(rule.tolerance * 100)} % (no slack)`,
       columns: COLUMNS('Module'),
       rows: mods.map((m) => row(m, dA.db?.withoutIndex?.[m] ?? null, dB.db?.withoutIndex?.[m] ?? null, { tolerance: rule.tolerance, slackMs: 0 }, int)),
       source: 'index-lines-{start,end}.json of A and B',

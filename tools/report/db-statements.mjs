@@ -1,6 +1,6 @@
 // The database section's pure half: pg_stat_statements snapshots taken before and after k6
 // (tools/run.sh writes results/<testid>/pg-statements-{start,end}.json) diffed into what the run
-// itself executed, and RMB's "Doing SQL query without index" lines counted per module, either from
+// itself executed, and RMB's "Doing … without index" lines counted per module, either from
 // line-count snapshots or from log lines dated inside the run's window.
 
 /** Whitespace collapsed, at most `max` characters: a statement fits a table cell. */
@@ -40,7 +40,10 @@ export function topStatements(diff, n = 10) {
   };
 }
 
-export const WITHOUT_INDEX = 'Doing SQL query without index';
+// RMB's CQL2PgJSON warns in four words, by the kind of search it built (full text for = all any
+// adj, LIKE for == and <>, plain SQL for < > and /number): "Doing FT search without index for …",
+// "Doing LIKE search …", "Doing wildcard LIKE search …", "Doing SQL query …". All four count.
+export const WITHOUT_INDEX = /Doing (?:SQL query|FT search|LIKE search|wildcard LIKE search) without index/;
 
 /**
  * Per module, lines logged during the run from line counts taken before and after it
@@ -77,7 +80,7 @@ export function countWithoutIndex(text, fromMs, toMs) {
   let inRun = 0;
   let undated = 0;
   for (const line of String(text).split('\n')) {
-    if (!line.includes(WITHOUT_INDEX)) continue;
+    if (!WITHOUT_INDEX.test(line)) continue;
     const t = lineTime(line);
     if (t === null) undated++;
     else if (t >= fromMs && t <= toMs) inRun++;

@@ -1,5 +1,5 @@
 // The database section: top statements by total and by mean time during the run, connections per
-// user count, and RMB's "Doing SQL query without index" lines per module. Pure.
+// user count, and RMB's "Doing … without index" lines per module. Pure.
 import { f1, f2, int } from './format.mjs';
 import { normaliseQuery, topStatements } from './db-statements.mjs';
 
@@ -34,7 +34,7 @@ export function databaseSection(db, connections, n = 10) {
     blocks.push({
       type: 'table',
       id: 'db-without-index',
-      caption: `RMB "Doing SQL query without index" lines per module during the run (total ${rows.reduce((a, [, v]) => a + v, 0)})`,
+      caption: `RMB "Doing … without index" lines per module during the run (total ${rows.reduce((a, [, v]) => a + v, 0)})`,
       columns: [{ label: 'Module', wrap: true }, { label: 'Lines', align: 'r' }],
       rows: rows.map(([m, v]) => [m, int(v)]),
       empty: 'No module log files.',

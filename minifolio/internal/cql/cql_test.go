@@ -365,3 +365,31 @@ func BenchmarkToSQL(b *testing.B) {
 		}
 	}
 }
+
+// RMB words its missing-index warning by the search CQL2PgJSON built; the
+// report counts all four, and a real FOLIO logs the FT one for check-out's
+// pickupServicePointId= lookup.
+func TestUnindexedSearchKind(t *testing.T) {
+	cases := []struct{ query, field, kind string }{
+		{`pickupServicePointId=` + spID, "pickupServicePointId", "FT search"},
+		{`pickupServicePointId all "a b"`, "pickupServicePointId", "FT search"},
+		{`pickupServicePointId==` + spID, "pickupServicePointId", "LIKE search"},
+		{`pickupServicePointId<>x`, "pickupServicePointId", "LIKE search"},
+		{`pickupServicePointId==ab*`, "pickupServicePointId", "wildcard LIKE search"},
+		{`pickupServicePointId>a`, "pickupServicePointId", "SQL query"},
+		{`position=/number 3`, "position", "SQL query"},
+	}
+	for _, c := range cases {
+		got, err := ToSQL(c.query, requestT, 1)
+		if err != nil {
+			t.Fatalf("ToSQL(%s): %v", c.query, err)
+		}
+		if k := got.Search[c.field]; k != c.kind {
+			t.Errorf("%s: search kind %q, want %q", c.query, k, c.kind)
+		}
+	}
+	got, err := ToSQL(`requesterId==`+userID, requestT, 1)
+	if err != nil || len(got.Search) != 0 {
+		t.Errorf("an indexed field has a warning kind: %v %v", got.Search, err)
+	}
+}

@@ -53,8 +53,10 @@
 //     or by the JSON value with /number.
 //
 // Translate reports, in SQL.Unindexed, the JSON fields queried that
-// Table.Indexed does not list, so the caller can log RMB's
-// "Doing SQL query without index for <field>" warning.
+// Table.Indexed does not list, and in SQL.Search the word RMB's warning uses
+// for each ("FT search" for = all any adj, "LIKE search" or "wildcard LIKE
+// search" for == <>, "SQL query" for < > and /number), so the caller can log
+// RMB's "Doing <search> without index for <field>" warning.
 //
 // The generated SQL calls public.f_unaccent, an IMMUTABLE wrapper of the
 // unaccent extension (RMB defines the same): the storage layer must run

@@ -22,6 +22,7 @@ type SQL struct {
 	OrderBy   string // "" when the query has no sortby
 	Args      []any  // always strings
 	Unindexed []string
+	Search    map[string]string // for each Unindexed field, RMB's kind of search: "FT search", "LIKE search", …
 }
 
 // ToSQL parses and translates in one step.
@@ -41,7 +42,7 @@ func ToSQL(query string, t Table, firstArg int) (SQL, error) {
 // at $firstArg (≥ 1) so the caller can append LIMIT/OFFSET parameters
 // after len(Args). Unindexed lists, sorted and without repeats, the
 // JSON fields queried that t.Indexed does not cover: the caller logs
-// RMB's "Doing SQL query without index for <field>" for each.
+// RMB's "Doing <Search[field]> without index for <field>" for each.
 func Translate(q *Query, t Table, firstArg int) (SQL, error) {
 	if q == nil {
 		return SQL{}, errorf(-1, "empty query")
@@ -49,12 +50,12 @@ func Translate(q *Query, t Table, firstArg int) (SQL, error) {
 	if firstArg < 1 {
 		firstArg = 1
 	}
-	tr := &translator{t: t, next: firstArg, unindexed: map[string]bool{}}
+	tr := &translator{t: t, next: firstArg, unindexed: map[string]string{}}
 	where, err := tr.node(q.Root)
 	if err != nil {
 		return SQL{}, err
 	}
-	out := SQL{Where: where, Args: tr.args}
+	out := SQL{Where: where, Args: tr.args, Search: tr.unindexed}
 	var keys []string
 	for _, k := range q.Sort {
 		s, err := tr.sortKey(k)
@@ -135,7 +136,7 @@ type translator struct {
 	t         Table
 	next      int
 	args      []any
-	unindexed map[string]bool
+	unindexed map[string]string // field -> RMB's kind of search (see searchKind)
 }
 
 func (tr *translator) bind(v string) string {
@@ -212,7 +213,7 @@ func (tr *translator) term(n *Term) (string, error) {
 		return "", err
 	}
 	if !tr.t.Indexed[n.Index] {
-		tr.unindexed[n.Index] = true
+		tr.unindexed[n.Index] = searchKind(n.Relation, number, hasWildcard(ps))
 	}
 	if number {
 		return tr.numberTerm(n, ps)
@@ -237,6 +238,24 @@ func (tr *translator) term(n *Term) (string, error) {
 		return field + " " + n.Relation + " " + tr.folded(literal(ps)), nil
 	}
 	return tr.wordTerm(field, n)
+}
+
+// searchKind names the search in RMB's warning for a field without an index
+// ("Doing <kind> without index for <field>"), as CQL2PgJSON picks it by
+// relation: = adj all any are full-text searches, == and <> on a string are
+// LIKE searches (with a wildcard, "wildcard LIKE"), the rest plain SQL. A
+// real FOLIO writes the FT variant for every `pickupServicePointId=<uuid>`
+// of a check-out: that field has a b-tree index but no full-text one.
+func searchKind(relation string, number, wildcard bool) string {
+	switch {
+	case number, relation == "<", relation == "<=", relation == ">", relation == ">=":
+		return "SQL query"
+	case (relation == "==" || relation == "<>") && wildcard:
+		return "wildcard LIKE search"
+	case relation == "==" || relation == "<>":
+		return "LIKE search"
+	}
+	return "FT search"
 }
 
 // relationModifiers accepts RMB's modifiers that only restate the default

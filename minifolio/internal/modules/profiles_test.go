@@ -181,7 +181,7 @@ func TestMissingIndexProfileDropsAndRestoresIndexes(t *testing.T) {
 	if !strings.Contains(got, "loan_itemid_idx_unique") {
 		t.Errorf("missing-index dropped the open-loan unique index: %s", got)
 	}
-	if !strings.Contains(logs.String(), "Doing SQL query without index for userId") {
+	if !strings.Contains(logs.String(), "Doing LIKE search without index for userId") {
 		t.Errorf("no RMB warning logged; logs:\n%s", logs.String())
 	}
 	var plan string

@@ -105,7 +105,7 @@ func Handler(cfg Config, pool *pgxpool.Pool, prof *profile.Profile) (http.Handle
 		}
 		if f := prof.Unindexed(m.Name, t.Name); len(f) > 0 {
 			// The collection's table lacks the indexes, so storage.Find logs
-			// RMB's "Doing SQL query without index" line for these fields.
+			// RMB's "Doing … without index" warning for these fields.
 			t = t.WithoutIndexes(f...)
 		}
 		(&storage.Collection{DB: pool, Table: t}).Mount(mux)

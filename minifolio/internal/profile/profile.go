@@ -37,7 +37,7 @@ type Profile struct {
 
 	// UnindexedFields are jsonb fields whose indexes the storage module drops
 	// at start (FOLIO releases that shipped without them); queries on them
-	// log RMB's "Doing SQL query without index" line.
+	// log RMB's "Doing … without index" warning.
 	UnindexedFields []UnindexedField `json:"unindexedFields,omitempty"`
 
 	// Leak makes one module retain memory on every request and scan it.

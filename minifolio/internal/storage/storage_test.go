@@ -155,7 +155,7 @@ func TestUnindexedFieldWarns(t *testing.T) {
 	if _, err := storage.Find(ctx, pool, tenant, loan, `userId==6f6d7d2e-0bb9-4a4a-8c1e-1d8a45d3e1b2`, 10, 0); err != nil {
 		t.Fatal(err)
 	}
-	if !strings.Contains(buf.String(), "level=WARN") || !strings.Contains(buf.String(), "Doing SQL query without index for userId") {
+	if !strings.Contains(buf.String(), "level=WARN") || !strings.Contains(buf.String(), "Doing LIKE search without index for userId") {
 		t.Fatalf("no RMB warning for the unindexed field; log: %s", buf.String())
 	}
 	// The index is really absent, and the partial open-loan index stayed.

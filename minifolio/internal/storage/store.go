@@ -162,7 +162,7 @@ func Find(ctx context.Context, db DB, tenant string, t *Table, cqlQuery string, 
 		return Page{}, &QueryError{Msg: rmbQueryMessage(t, cqlQuery, err)}
 	}
 	for _, f := range tr.Unindexed {
-		slog.Warn("Doing SQL query without index for "+f, "table", t.Name, "cql", cqlQuery)
+		slog.Warn("Doing "+tr.Search[f]+" without index for "+f, "table", t.Name, "cql", cqlQuery)
 	}
 	return FindWhere(ctx, db, tenant, t, tr.Where, tr.OrderBy, tr.Args, limit, offset)
 }
