@@ -10,5 +10,5 @@ $(CURDIR)/node_modules/.package-lock.json: $(CURDIR)/package-lock.json
 contract-schemas: ## refresh minifolio/contract/schemas/ and SOURCES from the folio-org repositories' clones (FP_MIRRORS, default /work/.mirror)
 	@node tools/contract-schemas.mjs
 
-test-e2e-contract: $(BIN)/minifolio contract-deps ## every answer of the CICO sequence valid against the answering module's published JSON schema (Orchid tags)
+test-e2e-contract: $(BIN)/minifolio contract-deps ## every answer of the CICO sequence valid against the answering module's published JSON schema (Orchid and Lotus tags)
 	@node --test --test-reporter=spec --test-concurrency=1 tests/e2e/contract.test.mjs

@@ -1,7 +1,7 @@
 #!/usr/bin/env node
 // Refreshes minifolio/contract/schemas/ from the folio-org module repositories: for each
-// endpoint of the CICO sequence, the JSON schema its module publishes (ramls/) at the module's
-// release tag, plus every schema it references ($ref, followed transitively). Files under
+// endpoint of the CICO sequence and each release, the JSON schema its module publishes (ramls/)
+// at the module's release tag, plus every schema it references ($ref, followed transitively). Files under
 // ramls/raml-util/ are a git submodule (folio-org/raml): they are read from the raml repository at
 // the commit the module's tag pins. Writes minifolio/contract/SOURCES (repo, tag, commit, path
 // per file). Needs local clones of the repositories:
@@ -13,7 +13,7 @@ import { execFileSync } from 'node:child_process';
 import { mkdirSync, rmSync, writeFileSync, existsSync } from 'node:fs';
 import { dirname, join, posix } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { CONTRACT_RELEASE, CONTRACT_MODULES } from '../minifolio/contract/endpoints.mjs';
+import { CONTRACT_RELEASES } from '../minifolio/contract/endpoints.mjs';
 
 const repo = join(dirname(fileURLToPath(import.meta.url)), '..');
 const mirrors = process.env.FP_MIRRORS || '/work/.mirror';
@@ -52,7 +52,7 @@ function refsOf(doc) {
 
 rmSync(out, { recursive: true, force: true });
 const sources = [];
-for (const m of CONTRACT_MODULES) {
+for (const { release, modules } of CONTRACT_RELEASES) for (const m of modules) {
   const dir = gitDir(m.module);
   let commit;
   try {
@@ -96,19 +96,19 @@ for (const m of CONTRACT_MODULES) {
     } catch (e) {
       fail(`${m.module} ${m.tag}:${path} is not JSON (${e.message})`, 'pick the JSON schema, not the RAML type');
     }
-    const file = join(out, m.module, path);
+    const file = join(out, release, m.module, path);
     mkdirSync(dirname(file), { recursive: true });
     writeFileSync(file, text);
-    sources.push(`${m.module}/${path}\t${source.join('\t')}`);
+    sources.push(`${release}/${m.module}/${path}\t${source.join('\t')}`);
     for (const r of refsOf(doc)) queue.push(posix.join(posix.dirname(path), r));
   }
 }
 writeFileSync(
   join(repo, 'minifolio', 'contract', 'SOURCES'),
-  `# FOLIO's published JSON schemas of the CICO endpoints, release ${CONTRACT_RELEASE}, written by\n` +
+  `# FOLIO's published JSON schemas of the CICO endpoints per release (${CONTRACT_RELEASES.map((r) => r.release).join(', ')}), written by\n` +
     '# tools/contract-schemas.mjs (do not edit by hand). One line per file under schemas/:\n' +
     '# file<TAB>repository<TAB>tag<TAB>commit<TAB>path in the repository\n' +
     sources.sort().join('\n') +
     '\n',
 );
-console.log(`contract-schemas: ${sources.length} files from ${CONTRACT_MODULES.length} modules into ${posix.relative(repo, out) || out}`);
+console.log(`contract-schemas: ${sources.length} files for ${CONTRACT_RELEASES.length} releases into ${posix.relative(repo, out) || out}`);

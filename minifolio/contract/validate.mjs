@@ -7,7 +7,7 @@ import addFormats from 'ajv-formats';
 import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { dirname, join, relative, sep } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { CONTRACT_MODULES } from './endpoints.mjs';
+import { CONTRACT_RELEASES } from './endpoints.mjs';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), 'schemas');
 const base = 'https://schemas.folio-perf.invalid/';
@@ -19,20 +19,24 @@ function files(dir) {
   });
 }
 
-// contract() -> { validate(name, status, body) -> null | [error text...], endpoints }.
-export function contract() {
+// contract(release) -> { validate(name, status, body) -> null | [error text...], endpoints }, with
+// the schemas of that release (CONTRACT_RELEASES: 'orchid', 'lotus').
+export function contract(release) {
+  const rel = CONTRACT_RELEASES.find((r) => r.release === release);
+  if (!rel) throw new Error(`no contract for release ${release}: one of ${CONTRACT_RELEASES.map((r) => r.release).join(', ')}`);
   // strict: false because FOLIO's schemas carry RMB's own keywords (javaType, readonly, …).
   const ajv = new Ajv({ strict: false, allErrors: true });
   addFormats(ajv);
-  for (const f of files(root)) {
+  const dir = join(root, release);
+  for (const f of files(dir)) {
     const doc = JSON.parse(readFileSync(f, 'utf8'));
     delete doc.$schema;
     delete doc.$id;
-    doc.id = base + relative(root, f).split(sep).join('/');
+    doc.id = base + relative(dir, f).split(sep).join('/');
     ajv.addSchema(doc);
   }
   const byName = new Map();
-  for (const m of CONTRACT_MODULES) {
+  for (const m of rel.modules) {
     for (const e of m.endpoints) byName.set(e.name, { ...e, module: m.module, tag: m.tag, id: `${base}${m.module}/${e.schema}` });
   }
   return {

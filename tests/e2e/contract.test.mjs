@@ -1,8 +1,9 @@
 // Contract test: every answer of the check-in/check-out sequence, as lib/ sends it, validated
 // against the JSON schema the answering FOLIO module publishes (minifolio/contract/schemas/, copied
-// from the modules' repositories at the Orchid release tags by tools/contract-schemas.mjs; their
-// sources are in minifolio/contract/SOURCES). minifolio runs from bin/ on the test stack's
-// PostgreSQL, on its own tenant and ports, with the default profile (Orchid module versions).
+// from the modules' repositories at their release tags by tools/contract-schemas.mjs; their sources
+// are in minifolio/contract/SOURCES), once per release minifolio's profiles play: the default
+// profile (Orchid module versions) against Orchid's schemas, lotus against Lotus's. minifolio runs
+// from bin/ on the test stack's PostgreSQL, on its own tenant and ports.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
@@ -13,7 +14,7 @@ import { env, bin, run, waitFor } from './helpers.mjs';
 import { checkOut, checkIn } from '../../lib/transactions.js';
 import { CICO_API_NAMES } from '../../lib/folio.js';
 import { contract } from '../../minifolio/contract/validate.mjs';
-import { CONTRACT_MODULES, CONTRACT_UNCOVERED } from '../../minifolio/contract/endpoints.mjs';
+import { CONTRACT_RELEASES, CONTRACT_UNCOVERED } from '../../minifolio/contract/endpoints.mjs';
 
 const tenant = 'fpcontract';
 const servicePointId = '7068e104-aa14-4f30-a8bf-71f71cc15e07'; // the seed's Circ Desk 1
@@ -37,19 +38,15 @@ function http(method, url, { headers = {}, body = null } = {}) {
 }
 
 // Where FOLIO's own module departs from its published schema, minifolio follows the module's code:
-// mod-circulation v23.5.6 writes callNumberComponents into the check-in answer's item
+// mod-circulation (v23.0.1 of Lotus, v23.5.6 of Orchid) writes callNumberComponents into the check-in answer's item
 // (ItemSummaryRepresentation, shared with loans), which check-in-by-barcode-response.json does not
 // list among the item's properties.
 function folioOwnDeviation(name, problem) {
   return name === 'POST /circulation/check-in-by-barcode' && problem === '/item must NOT have additional properties: callNumberComponents';
 }
 
-let token;
-const seen = []; // { name, status, body, problems }
-let checker;
-
-// The client lib/transactions.js expects, recording every answer and its validation.
-function client() {
+// The client lib/transactions.js expects, recording every answer and its validation in seen.
+function client(token, checker, seen) {
   return {
     call(req) {
       const headers = { 'X-Okapi-Tenant': tenant, 'X-Okapi-Token': token, Accept: req.accept || 'application/json, text/plain' };
@@ -64,13 +61,8 @@ function client() {
 }
 
 before(() => {
-  checker = contract();
-  // Every schema and its references compile (a missing file fails here, not mid-test).
-  for (const m of CONTRACT_MODULES) for (const e of m.endpoints) assert.deepEqual(checker.validate(e.name, e.status, 'null').length > 0, true, e.name);
   const seed = run(bin('minifolio'), ['seed', '--force', '--quiet', '--tenant', tenant, '--items', '40', '--users', '10', '--loans', '5'], { env: dbEnv(), timeoutMs: 180_000 });
   assert.equal(seed.status, 0, seed.stdout + seed.stderr);
-  const up = run(bin('minifolio'), ['up', '--port', String(port()), '--run-dir', runDir, '--profile', 'fast'], { env: dbEnv(), timeoutMs: 120_000 });
-  assert.equal(up.status, 0, up.stdout + up.stderr);
 });
 
 after(() => {
@@ -79,52 +71,62 @@ after(() => {
   rmSync(tmp, { recursive: true, force: true });
 });
 
-test('login answers with mod-login\'s loginResponse schema', async () => {
-  const res = await waitFor(() => {
-    const r = http('POST', `${base()}/authn/login`, {
-      headers: { 'X-Okapi-Tenant': tenant, 'Content-Type': 'application/json' },
-      body: JSON.stringify({ username: 'folio_admin', password: 'admin' }),
-    });
-    return r.status === 201 ? r : null;
-  }, { seconds: 30, what: 'a 201 from /authn/login' });
-  assert.deepEqual(checker.validate('POST /authn/login', 201, res.body), []);
-  token = /\r\nx-okapi-token: (.*)\r\n/.exec(res.headers)[1];
-});
+CONTRACT_RELEASES.forEach(({ release, profile }, i) => {
+  test(`${release} (profile ${profile}): login, check-out, check-in of that loan and of a seeded loan, every answer valid against its module's ${release} schema`, async () => {
+    const checker = contract(release);
+    // Every schema and its references compile (a missing file fails here, not mid-run).
+    for (const [name, e] of checker.endpoints) assert.ok(checker.validate(name, e.status, 'null').length > 0, name);
+    const up = run(bin('minifolio'), ['up', '--port', String(port()), '--run-dir', runDir, '--profile', profile], { env: dbEnv(), timeoutMs: 120_000 });
+    assert.equal(up.status, 0, up.stdout + up.stderr);
+    const seen = [];
+    try {
+      const login = await waitFor(() => {
+        const r = http('POST', `${base()}/authn/login`, {
+          headers: { 'X-Okapi-Tenant': tenant, 'Content-Type': 'application/json' },
+          body: JSON.stringify({ username: 'folio_admin', password: 'admin' }),
+        });
+        return r.status === 201 ? r : null;
+      }, { seconds: 30, what: 'a 201 from /authn/login' });
+      seen.push({ name: 'POST /authn/login', status: 201, body: login.body, problems: checker.validate('POST /authn/login', 201, login.body) });
+      const token = /\r\nx-okapi-token: (.*)\r\n/.exec(login.headers)[1];
 
-test('check-out, check-in of that loan and of a seeded loan: every answer valid against its module\'s schema', () => {
-  const now = () => new Date().toISOString();
-  const out = checkOut(client(), { userBarcode: 'usr0000001', itemBarcode: 'itm0000020', servicePointId, now });
-  assert.equal(out.ok, true, `check-out failed at ${out.failedAt}`);
-  const inOwn = checkIn(client(), { itemBarcode: 'itm0000020', servicePointId, now });
-  assert.equal(inOwn.ok, true, `check-in failed at ${inOwn.failedAt}`);
-  assert.equal(inOwn.hadLoan, true);
-  const inSeeded = checkIn(client(), { itemBarcode: 'itm0000001', servicePointId, now });
-  assert.equal(inSeeded.ok, true, `check-in of a seeded loan failed at ${inSeeded.failedAt}`);
+      // Items of their own per release: itm0000000-4 are the seeded loans.
+      const now = () => new Date().toISOString();
+      const item = `itm00000${20 + i}`;
+      const c = client(token, checker, seen);
+      const out = checkOut(c, { userBarcode: 'usr0000001', itemBarcode: item, servicePointId, now });
+      assert.equal(out.ok, true, `check-out failed at ${out.failedAt}`);
+      const inOwn = checkIn(c, { itemBarcode: item, servicePointId, now });
+      assert.equal(inOwn.ok, true, `check-in failed at ${inOwn.failedAt}`);
+      assert.equal(inOwn.hadLoan, true);
+      const inSeeded = checkIn(c, { itemBarcode: `itm000000${1 + i}`, servicePointId, now });
+      assert.equal(inSeeded.ok, true, `check-in of a seeded loan failed at ${inSeeded.failedAt}`);
+    } finally {
+      run(bin('minifolio'), ['down', '--run-dir', runDir], { env: dbEnv() });
+    }
 
-  const invalid = seen.filter((s) => s.problems && s.problems.filter((p) => !folioOwnDeviation(s.name, p)).length);
-  assert.deepEqual(
-    invalid.map((s) => `${s.name} ${s.status}: ${s.problems.join('; ')}`),
-    [],
-    'answers that break their module\'s published schema',
-  );
-  // Every endpoint of the sequence was answered and validated (mod-notes publishes no JSON schema).
-  const validated = new Set(seen.filter((s) => s.problems).map((s) => s.name));
-  for (const name of CICO_API_NAMES) {
-    if (CONTRACT_UNCOVERED.includes(name)) continue;
-    assert.ok(validated.has(name), `${name} was not answered with the status its schema describes`);
-  }
-});
+    const invalid = seen.filter((s) => s.problems && s.problems.filter((p) => !folioOwnDeviation(s.name, p)).length);
+    assert.deepEqual(
+      invalid.map((s) => `${s.name} ${s.status}: ${s.problems.join('; ')}`),
+      [],
+      `answers that break their module's published ${release} schema`,
+    );
+    // Every endpoint of the sequence was answered and validated (mod-notes publishes no JSON schema).
+    const validated = new Set(seen.filter((s) => s.problems).map((s) => s.name));
+    for (const name of [...CICO_API_NAMES, 'POST /authn/login']) {
+      if (CONTRACT_UNCOVERED.includes(name)) continue;
+      assert.ok(validated.has(name), `${name} was not answered with the status its schema describes`);
+    }
 
-test('the validator rejects what a schema forbids (a real answer, broken on purpose)', () => {
-  const loan = seen.find((s) => s.name === 'POST /circulation/check-out-by-barcode' && s.status === 201);
-  assert.ok(loan, 'no check-out answer recorded');
-  const doc = JSON.parse(loan.body);
-  delete doc.itemId;
-  doc.unexpectedTopLevelField = true;
-  const problems = checker.validate('POST /circulation/check-out-by-barcode', 201, JSON.stringify(doc));
-  assert.ok(problems.some((p) => p.includes("required property 'itemId'")), problems.join('; '));
-  const items = seen.find((s) => s.name === 'GET /inventory/items');
-  const page = JSON.parse(items.body);
-  page.items[0].permanentLocationId = page.items[0].permanentLocation?.id ?? 'x';
-  assert.ok(checker.validate('GET /inventory/items', 200, JSON.stringify(page)).some((p) => p.includes('permanentLocationId')), 'mod-inventory\'s item.json forbids permanentLocationId');
+    // The validator rejects what a schema forbids: a real answer, broken on purpose.
+    const loan = seen.find((s) => s.name === 'POST /circulation/check-out-by-barcode' && s.status === 201);
+    const doc = JSON.parse(loan.body);
+    delete doc.itemId;
+    const problems = checker.validate('POST /circulation/check-out-by-barcode', 201, JSON.stringify(doc));
+    assert.ok(problems.some((p) => p.includes("required property 'itemId'")), problems.join('; '));
+    const items = seen.find((s) => s.name === 'GET /inventory/items');
+    const page = JSON.parse(items.body);
+    page.items[0].permanentLocationId = page.items[0].permanentLocation?.id ?? 'x';
+    assert.ok(checker.validate('GET /inventory/items', 200, JSON.stringify(page)).some((p) => p.includes('permanentLocationId')), "mod-inventory's item.json forbids permanentLocationId");
+  });
 });
