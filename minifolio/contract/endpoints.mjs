@@ -2,7 +2,8 @@
 // module versions of each release minifolio's profiles play.
 // tools/contract-schemas.mjs copies the schemas from the modules' repositories into schemas/;
 // tests/e2e/contract.test.mjs validates minifolio's answers against them. `name` is the request's
-// name in lib/folio.js (method and templated path); `status` the answer that carries the schema.
+// name in lib/folio.js (method and templated path); `status` the answer that carries the schema (a
+// name may have one schema per status).
 // The endpoints and the schema of each, by module; the tags come per release below.
 const ENDPOINTS = {
   'mod-login': [{ name: 'POST /authn/login', status: 201, schema: 'ramls/loginResponse.json' }],
@@ -21,6 +22,7 @@ const ENDPOINTS = {
     { name: 'GET /circulation/loans', status: 200, schema: 'ramls/loans.json' },
     { name: 'GET /circulation/requests', status: 200, schema: 'ramls/requests.json' },
     { name: 'POST /circulation/check-out-by-barcode', status: 201, schema: 'ramls/loan.json' },
+    { name: 'POST /circulation/check-out-by-barcode', status: 422, schema: 'ramls/extended-errors.json' },
     { name: 'POST /circulation/check-in-by-barcode', status: 200, schema: 'ramls/check-in-by-barcode-response.json' },
   ],
   'mod-patron-blocks': [{ name: 'GET /automated-patron-blocks/{id}', status: 200, schema: 'ramls/automated-patron-blocks.json' }],

@@ -19,7 +19,18 @@ function files(dir) {
   });
 }
 
-// contract(release) -> { validate(name, status, body) -> null | [error text...], endpoints }, with
+// Draft-04 ignores every keyword beside a $ref, and FOLIO's schemas rely on it (mod-circulation's
+// extended-error.json: "parameters": {"type": "object", "$ref": "…/parameters.schema"}, an array).
+// Ajv checks a sibling "type" all the same, so the siblings are dropped before loading.
+function refsAlone(v) {
+  if (Array.isArray(v)) return v.map(refsAlone);
+  if (!v || typeof v !== 'object') return v;
+  if (typeof v.$ref === 'string') return { $ref: v.$ref };
+  return Object.fromEntries(Object.entries(v).map(([k, x]) => [k, refsAlone(x)]));
+}
+
+// contract(release) -> { validate(name, status, body) -> null | [error text...], endpoints (by
+// "<name> <status>") }, with
 // the schemas of that release (CONTRACT_RELEASES: 'orchid', 'lotus').
 export function contract(release) {
   const rel = CONTRACT_RELEASES.find((r) => r.release === release);
@@ -29,7 +40,7 @@ export function contract(release) {
   addFormats(ajv);
   const dir = join(root, release);
   for (const f of files(dir)) {
-    const doc = JSON.parse(readFileSync(f, 'utf8'));
+    const doc = refsAlone(JSON.parse(readFileSync(f, 'utf8')));
     delete doc.$schema;
     delete doc.$id;
     doc.id = base + relative(dir, f).split(sep).join('/');
@@ -37,14 +48,14 @@ export function contract(release) {
   }
   const byName = new Map();
   for (const m of rel.modules) {
-    for (const e of m.endpoints) byName.set(e.name, { ...e, module: m.module, tag: m.tag, id: `${base}${m.module}/${e.schema}` });
+    for (const e of m.endpoints) byName.set(`${e.name} ${e.status}`, { ...e, module: m.module, tag: m.tag, id: `${base}${m.module}/${e.schema}` });
   }
   return {
     endpoints: byName,
     // null when name has no schema or the status is not the one the schema describes.
     validate(name, status, body) {
-      const e = byName.get(name);
-      if (!e || e.status !== status) return null;
+      const e = byName.get(`${name} ${status}`);
+      if (!e) return null;
       let doc;
       try {
         doc = JSON.parse(body);
