@@ -12,7 +12,7 @@ mkdir -p "$logs"
 
 # Unit suites need no running service; e2e suites need the test stack.
 # Suites are make targets defined in mk/*.mk, next to the code they test.
-builds=(telegraf k6 minifolio dashboards-deps opensearch)
+builds=(telegraf k6 minifolio dashboards-deps contract-deps opensearch)
 unit_suites=(test-unit-repo test-unit-stack test-unit-k6 test-unit-lib test-unit-k6-document test-unit-dashboards test-unit-compose fuzz-cql fuzz-search test-unit-report)
 # test-unit-minifolio runs every minifolio package (CQL, storage, gateway, modules)
 # against the test stack's PostgreSQL. test-e2e-dashboards runs every panel query
@@ -20,8 +20,9 @@ unit_suites=(test-unit-repo test-unit-stack test-unit-k6 test-unit-lib test-unit
 # the mod-search workflow (minifolio's mod-search on the stack's OpenSearch) and
 # leaves its testid in last-search-testid. test-e2e-report, test-e2e-report-mechanisms (under
 # missing-index) and test-e2e-report-search make their own short runs and check the report's
-# cells against InfluxDB.
-e2e_suites=(test-e2e-stack test-e2e-sql test-unit-minifolio test-e2e-telegraf-configs test-e2e-cico test-e2e-run-cli test-e2e-report test-e2e-report-mechanisms test-e2e-search test-e2e-report-search test-e2e-dashboards test-e2e-influx-loss test-e2e-db-password)
+# cells against InfluxDB. test-e2e-contract validates every answer of the CICO sequence
+# against the JSON schema the answering FOLIO module publishes (minifolio/contract/).
+e2e_suites=(test-e2e-stack test-e2e-sql test-unit-minifolio test-e2e-contract test-e2e-telegraf-configs test-e2e-cico test-e2e-run-cli test-e2e-report test-e2e-report-mechanisms test-e2e-search test-e2e-report-search test-e2e-dashboards test-e2e-influx-loss test-e2e-db-password)
 
 passed=0 failed=0 failed_names=()
 run_suite() { # NAME COMMAND...

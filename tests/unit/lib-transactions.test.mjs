@@ -134,17 +134,55 @@ test('every name sent is a templated path in CICO_API_NAMES (no ids, no query va
   for (const n of names) assert.ok(!n.includes('?') && !n.includes(USER) && !/[0-9a-f]{8}-/.test(n), n);
 });
 
-test('THINK: ptf timers, none, fixed milliseconds; THINK_OFFSET where PTF adds it', () => {
+test('THINK=ptf as JMeter ran it: "<constant> + ${thinktime_offset}" timers wait only their random part; THINK_OFFSET ignored', () => {
+  const offsetTimer = { constant: 1000, range: 2000, offset: true };
+  const plainTimer = { constant: 1000, range: 3000, offset: false };
+  assert.equal(thinkMs(parseThink('ptf', '0'), offsetTimer, () => 0), 0);
+  assert.equal(thinkMs(parseThink('ptf', '0'), offsetTimer, () => 0.999), 1998);
+  assert.equal(thinkMs(parseThink('ptf', '250'), offsetTimer, () => 0.5), 1000, 'THINK_OFFSET never had an effect');
+  assert.equal(thinkMs(parseThink('ptf', '250'), plainTimer, () => 0.5), 2500, 'a plain constant parses and is kept');
+  assert.equal(thinkMs(parseThink('ptf'), { constant: 5000, range: 2000, offset: true }, () => 0.25), 500);
+  assert.equal(parseThink(undefined).mode, 'ptf');
+});
+
+test('THINK=ptf-intended: constant + THINK_OFFSET + random where the plan writes the offset', () => {
   const timer = { constant: 1000, range: 2000, offset: true };
-  assert.equal(thinkMs(parseThink('ptf', '0'), timer, () => 0), 1000);
-  assert.equal(thinkMs(parseThink('ptf', '0'), timer, () => 0.999), 2998);
-  assert.equal(thinkMs(parseThink('ptf', '250'), timer, () => 0.5), 2250);
-  assert.equal(thinkMs(parseThink('ptf', '250'), { ...timer, offset: false }, () => 0.5), 2000);
+  assert.equal(thinkMs(parseThink('ptf-intended', '0'), timer, () => 0), 1000);
+  assert.equal(thinkMs(parseThink('ptf-intended', '0'), timer, () => 0.999), 2998);
+  assert.equal(thinkMs(parseThink('ptf-intended', '250'), timer, () => 0.5), 2250);
+  assert.equal(thinkMs(parseThink('ptf-intended', '250'), { ...timer, offset: false }, () => 0.5), 2000);
+});
+
+test('THINK none, fixed milliseconds, bad values', () => {
+  const timer = { constant: 1000, range: 2000, offset: true };
   assert.equal(thinkMs(parseThink('none'), timer, () => 0.5), 0);
   assert.equal(thinkMs(parseThink('750'), timer, () => 0.9), 750);
-  assert.equal(parseThink(undefined).mode, 'ptf');
-  assert.throws(() => parseThink('slow'), /THINK "slow" .*fix: use THINK=ptf, THINK=none or THINK=<milliseconds>/);
+  assert.throws(() => parseThink('slow'), /THINK "slow" .*fix: use THINK=ptf, THINK=ptf-intended, THINK=none or THINK=<milliseconds>/);
   assert.throws(() => parseThink('ptf', '-5'), /THINK_OFFSET/);
+  assert.throws(() => parseThink('ptf-intended', 'x'), /THINK_OFFSET/);
+});
+
+// Mean think time of one whole transaction: the timers the transaction really runs, each at the
+// middle of its random range.
+function meanThink(run, think, offset) {
+  const policy = parseThink(think, offset);
+  let ms = 0;
+  const c = recorder();
+  c.think = (timer) => {
+    ms += thinkMs(policy, timer, () => 0.5);
+  };
+  run(c, input);
+  return ms;
+}
+
+test('think time per transaction: ptf about 5.5 s per check-out and 6.5 s per check-in; ptf-intended 12.5 s and 24.5 s', () => {
+  assert.equal(meanThink(checkOut, 'ptf'), 5500);
+  assert.equal(meanThink(checkIn, 'ptf'), 6500);
+  assert.equal(meanThink(checkOut, 'ptf', '1000'), 5500);
+  assert.equal(meanThink(checkOut, 'ptf-intended'), 12500);
+  assert.equal(meanThink(checkIn, 'ptf-intended'), 24500);
+  assert.equal(meanThink(checkOut, 'ptf-intended', '100'), 12800, 'three offset timers on the check-out path');
+  assert.equal(meanThink(checkIn, 'ptf-intended', '100'), 25100, 'six on the check-in path with a loan and a lost-item policy');
 });
 
 test('DISTRIBUTION: PTF selector, 43 % check-in by default', () => {

@@ -1,6 +1,7 @@
 // `make bench-report`: how long `folio-perf report` takes on a 30-minute 20-user CICO run's worth
 // of samples. Writes a synthetic run (testid bench-report-<n>) into InfluxDB: BENCH_REPORT_TPS
-// transactions/s (1 = PTF's think time at 20 users; 50 = no think time on minifolio fast), each
+// transactions/s (1 ≈ 20 users with the think time PTF's plans meant, THINK=ptf-intended; about 3 with
+// the pauses PTF's JMeter really made, THINK=ptf; 50 = no think time on minifolio fast), each
 // of 6 requests (http_reqs) plus its transaction_duration, and module_stats for 12 processes every
 // 10 s (in 2001); a summary.json in results/; then times the report and removes what it wrote.
 // The target: <= 10 s.

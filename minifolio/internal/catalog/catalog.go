@@ -75,12 +75,12 @@ func ByName(name string) (Module, bool) {
 }
 
 // DefaultVersions are the module versions a profile without its own
-// moduleVersions reports: FOLIO-like versions of the Orchid release line
-// (R1-2023), whose CICO workflow folio-perf replays; the major.minor follow
-// that release, the patch levels are illustrative. mod-login and
-// mod-authtoken are listed too: the gateway plays them.
+// moduleVersions reports: versions of the Orchid release line (R1-2023),
+// whose CICO workflow folio-perf replays, each a release tag of the module's
+// folio-org repository. okapi, mod-login and mod-authtoken are listed too:
+// the gateway plays them (okapi's version decides its CORS answers).
 var DefaultVersions = map[string]string{
-	"mod-authtoken": "2.13.0", "mod-login": "7.9.0", "mod-users": "19.1.1", "mod-configuration": "5.9.1",
+	"okapi": "5.0.1", "mod-authtoken": "2.13.0", "mod-login": "7.9.0", "mod-users": "19.1.1", "mod-configuration": "5.9.1",
 	"mod-inventory-storage": "26.0.0", "mod-inventory": "20.0.6", "mod-circulation-storage": "16.0.1",
 	"mod-circulation": "23.5.6", "mod-feesfines": "18.2.1", "mod-notes": "5.0.1", "mod-patron-blocks": "1.8.0",
 	"mod-search": "2.0.1",
@@ -88,10 +88,11 @@ var DefaultVersions = map[string]string{
 
 // ModuleIDs are the Okapi module ids ("mod-circulation-23.5.6") a tenant has
 // enabled, sorted as Okapi lists them: every module of the catalog (mod-search
-// only when it runs) plus the two the gateway plays, each at the version of
-// versions, else DefaultVersions.
+// only when it runs) plus the three the gateway plays (okapi itself, enabled
+// for a FOLIO tenant like any module), each at the version of versions, else
+// DefaultVersions.
 func ModuleIDs(versions map[string]string, search bool) []string {
-	names := []string{"mod-authtoken", "mod-login"}
+	names := []string{"okapi", "mod-authtoken", "mod-login"}
 	for _, m := range Modules {
 		if m.OpenSearch && !search {
 			continue

@@ -51,11 +51,12 @@ func set(fields ...string) map[string]bool {
 func f(path string) string { return FieldExpr(path) }
 func p(n int) string       { return fmt.Sprintf("lower(public.f_unaccent($%d))", n) }
 
-// w is the regex condition for one word bound as $n on field.
-func w(field string, n int) string {
-	return field + " ~ ('(^|[^[:alnum:]])' || " + esc(n) + " || '($|[^[:alnum:]])')"
+// ft is RMB's full-text condition (cql2pgjson's queryByFt) on path with the
+// term bound as $n: fn is tsquery_phrase (= and adj), tsquery_and (all) or
+// tsquery_or (any).
+func ft(path, fn string, n int) string {
+	return fmt.Sprintf("public.get_tsvector(public.f_unaccent(%s)) @@ public.%s(public.f_unaccent($%d))", jsonText(path), fn, n)
 }
-func esc(n int) string { return "regexp_replace(" + p(n) + ", '([^[:alnum:]])', '\\\\\\1', 'g')" }
 
 type sqlCase struct {
 	name      string
@@ -100,7 +101,7 @@ var sqlCases = []sqlCase{
 	{"co29 awaiting pickup; = on a non-column field is word match", requestT,
 		`(requesterId==` + userID + ` and pickupServicePointId=` + spID + ` and status=="Open - Awaiting pickup")`,
 		"((" + f("requesterId") + " = " + p(1) + " AND " +
-			w(f("pickupServicePointId"), 2) + ") AND " + f("status") + " = " + p(3) + ")", "",
+			ft("pickupServicePointId", "tsquery_phrase", 2) + ") AND " + f("status") + " = " + p(3) + ")", "",
 		args(userID, spID, "Open - Awaiting pickup"), []string{"pickupServicePointId"}},
 	{"co31 item by barcode", itemT, `barcode=="` + itemBC + `"`, f("barcode") + " = " + p(1), "", args(itemBC), nil},
 	{"co38 open requests after check-out", requestT, `(requesterId==` + userID + ` and status=="Open")`,
@@ -109,7 +110,7 @@ var sqlCases = []sqlCase{
 
 	// One check-in of the Orchid plan.
 	{"ci1 config with =", configT, `(module=CHECKOUT and configName=other_settings)`,
-		"(" + w(f("module"), 1) + " AND " + w(f("configName"), 2) + ")", "",
+		"(" + ft("module", "tsquery_phrase", 1) + " AND " + ft("configName", "tsquery_phrase", 2) + ")", "",
 		args("CHECKOUT", "other_settings"), nil},
 	{"ci12 checked-out item", itemT, `barcode=="20202"`, f("barcode") + " = " + p(1), "", args("20202"), nil},
 	{"ci17 requests awaiting", requestT,
@@ -140,19 +141,14 @@ var sqlCases = []sqlCase{
 
 	// Relations and masking.
 	{"unquoted run is one term", Table{}, `keyword all fusion pepper`,
-		"(" + w(f("keyword"), 1) + " AND " + w(f("keyword"), 2) + ")", "", args("fusion", "pepper"), []string{"keyword"}},
+		ft("keyword", "tsquery_and", 1), "", args("fusion pepper"), []string{"keyword"}},
 	{"any", Table{}, `title any "harry ron"`,
-		"(" + w(f("title"), 1) + " OR " + w(f("title"), 2) + ")", "", args("harry", "ron"), []string{"title"}},
-	{"adj", Table{}, `title adj "harry potter"`,
-		f("title") + " ~ ('(^|[^[:alnum:]])' || " + esc(1) + " || '[^[:alnum:]]+' || " + esc(2) + " || '($|[^[:alnum:]])')",
-		"", args("harry", "potter"), []string{"title"}},
-	{"= is adjacency like adj", Table{}, `title="harry potter"`,
-		f("title") + " ~ ('(^|[^[:alnum:]])' || " + esc(1) + " || '[^[:alnum:]]+' || " + esc(2) + " || '($|[^[:alnum:]])')",
-		"", args("harry", "potter"), []string{"title"}},
-	{"= with truncation inside a word", Table{}, `title=harr?`,
-		f("title") + " ~ ('(^|[^[:alnum:]])' || " + esc(1) + " || '[[:alnum:]]' || '($|[^[:alnum:]])')",
-		"", args("harr"), []string{"title"}},
-	{"= empty term: field present", Table{}, `title=""`, f("title") + " IS NOT NULL", "", nil, []string{"title"}},
+		ft("title", "tsquery_or", 1), "", args("harry ron"), []string{"title"}},
+	{"adj", Table{}, `title adj "harry potter"`, ft("title", "tsquery_phrase", 1), "", args("harry potter"), []string{"title"}},
+	{"= is adjacency like adj", Table{}, `title="harry potter"`, ft("title", "tsquery_phrase", 1), "", args("harry potter"), []string{"title"}},
+	{"= with right truncation", Table{}, `title=harr*`, ft("title", "tsquery_phrase", 1), "", args("harr*"), []string{"title"}},
+	{"= masked backslash stays doubled", Table{}, `title="a\\b"`, ft("title", "tsquery_phrase", 1), "", args(`a\\b`), []string{"title"}},
+	{"= empty term: field present", Table{}, `title=""`, "jsonb->>'title' ~ ''", "", nil, []string{"title"}},
 	{"== prefix becomes LIKE", itemT, `barcode=="abc*"`, f("barcode") + " LIKE " + p(1), "", args("abc%"), nil},
 	{"== LIKE escapes % _ \\ and maps ? to _", itemT, `barcode=="a%b_c\\d?*"`,
 		f("barcode") + " LIKE " + p(1), "", args(`a\%b\_c\\d_%`), nil},
@@ -174,7 +170,7 @@ var sqlCases = []sqlCase{
 	{">/number compares JSON numbers", requestT, `position >/number 9`, "jsonb->'position' > $1::text::jsonb", "", args("9"), []string{"position"}},
 	{"==/number", requestT, `position ==/number 3.40`, "jsonb->'position' = $1::text::jsonb", "", args("3.40"), []string{"position"}},
 	{"= lone star matches every record", Table{}, `title=*`, "TRUE", "", nil, []string{"title"}},
-	{"= drops stand-alone star words", Table{}, `title="harry *"`, w(f("title"), 1), "", args("harry"), []string{"title"}},
+	{"= drops stand-alone star words", Table{}, `title="harry *"`, ft("title", "tsquery_phrase", 1), "", args("harry"), []string{"title"}},
 	{"default-restating modifiers are accepted", usersT, `barcode ==/ignoreCase/masked abc`, f("barcode") + " = " + p(1), "", args("abc"), nil},
 	{"date compares as text", loanT, `dueDate<"2026-11-22T00:00:00Z"`, f("dueDate") + " < " + p(1), "",
 		args("2026-11-22T00:00:00Z"), []string{"dueDate"}},
@@ -189,7 +185,7 @@ var sqlCases = []sqlCase{
 		"((" + f("a") + " = " + p(1) + " AND " + f("b") + " = " + p(2) + ") OR " + f("c") + " = " + p(3) + ")", "",
 		args("1", "2", "3"), []string{"a", "b", "c"}},
 	{"index = (subquery) inherits the index", Table{}, `subjects = ("History" OR "Music")`,
-		"(" + w(f("subjects"), 1) + " OR " + w(f("subjects"), 2) + ")", "", args("History", "Music"), []string{"subjects"}},
+		"(" + ft("subjects", "tsquery_phrase", 1) + " OR " + ft("subjects", "tsquery_phrase", 2) + ")", "", args("History", "Music"), []string{"subjects"}},
 	{"CQL.ALLRECORDS is case-insensitive", Table{}, `CQL.ALLRECORDS=1`, "TRUE", "", nil, nil},
 
 	// sortby.
@@ -333,6 +329,9 @@ func TestErrors(t *testing.T) {
 		{`cql.resultSetId=x`, "unsupported index: cql.resultSetId"},
 		{`id<nope`, "CQL: Invalid UUID after id comparator <: nope"},
 		{`position>9*`, "wildcards are not allowed with >: 9*"},
+		// RMB's full-text terms (Cql2SqlUtil.appendCql2tsquery).
+		{`title=p?pper`, "? wildcard not allowed in full text query string"},
+		{`title all "pep*er"`, "* right truncation wildcard must be followed by space or end of string, but found e"},
 		{`a==1 sortby b/sort.respectCase`, "unsupported sort modifier: b/sort.respectcase"},
 		{`a==1 sortby "x y"`, `invalid sort index: "x y"`},
 		// cql-java's quirk: a run of words followed by a relation is an index.

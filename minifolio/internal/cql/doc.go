@@ -12,6 +12,7 @@
 //	FieldExpr(path string) string                // the expression an index must be built on
 //	IndexDDL(schema, table, path string, unique bool) string
 //	UnaccentFunctionSQL                          // creates public.f_unaccent (run once per database)
+//	FullTextFunctionsSQL                         // creates RMB's get_tsvector and tsquery_* functions
 //
 // Every error (syntax or semantics) is a *Error whose message reads like
 // cql-java's or RMB's; a storage module answers it with 400 text/plain.
@@ -28,12 +29,14 @@
 //   - f == v: equality; with * or ? (unescaped) a LIKE with % and _
 //     (literal % _ \ escaped). f <> v: the negation (records lacking f do
 //     not match, SQL NULL).
-//   - f = v, adj, all, any: word matching approximated with a regular
-//     expression: words are runs between non-alphanumeric characters; =/adj
-//     want the term's words adjacent and in order, all each of them, any
-//     one of them. RMB uses a full-text index there; the regex gives the
-//     same answers on ordinary values without needing one. f = "" matches
-//     records that have f.
+//   - f = v, adj, all, any: RMB's full-text match, with or without a
+//     full-text index: get_tsvector(f_unaccent(f)) @@ tsquery_phrase (=,
+//     adj), tsquery_and (all) or tsquery_or (any) of f_unaccent(v), the
+//     functions of FullTextFunctionsSQL. Words are PostgreSQL's 'simple'
+//     parser's tokens, so an e-mail address or a host name is one word and
+//     a hyphenated word is itself plus its parts. A * ending a word is a
+//     prefix match; * elsewhere and ? are refused with RMB's messages.
+//     f = "" matches records that have f; f = * every record.
 //   - < <= > >=: folded string comparison, as in RMB ("2" > "19"; ISO
 //     dates order correctly). With /number (=, ==, <>, <, …) the JSON value
 //     compares as a number (3.4 == 3.400); sortby f/number likewise.

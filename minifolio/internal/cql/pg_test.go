@@ -36,7 +36,7 @@ var pgRows = []struct{ label, id, json string }{
 		"position":10,"dueDate":"2026-12-01T10:00:00Z","active":false,"name":"Mueller"}`},
 	{"r3", u3, `{"barcode":"X%Y_Z","title":"Fusion: pepper & salt","status":{"name":"In transit"},"position":9,"name":"muller"}`},
 	{"r4", u4, `{"barcode":"abc*lit","status":{"name":"Closed"}}`},
-	{"r5", u5, `{"barcode":"Zed","title":"Harrypotter","status":{"name":"Available"},"active":true,"name":"O'Brien"}`},
+	{"r5", u5, `{"barcode":"Zed","title":"Harrypotter","status":{"name":"Available"},"active":true,"name":"O'Brien","email":"o.brien@example.org"}`},
 	{"r6", u6, `{"barcode":"a\\b","title":"⒜ stuff"}`},
 }
 
@@ -65,7 +65,11 @@ var pgCases = []struct {
 	{`title adj "pepper-salt"`, nil, false},            // a hyphenated word stays one word
 	{`barcode=abc-100`, []string{"r1"}, false},
 	{`barcode=abc`, []string{"r1", "r2", "r4"}, false}, // "abc" is a word of abc-100, abc-101, abc*lit
-	{`title=p?pper`, []string{"r3"}, false},
+	// PostgreSQL's 'simple' parser: an e-mail address is one word.
+	{`email=example.org`, nil, false},
+	{`email=brien`, nil, false},
+	{`email="o.brien@example.org"`, []string{"r5"}, false},
+	{`email=o.brien*`, []string{"r5"}, false},
 	{`title="⒜"`, []string{"r6"}, false}, // unaccent expands it to "(a)": stays literal in the regex
 	{`title=""`, []string{"r1", "r2", "r3", "r5", "r6"}, false},
 	{`title="harry potter" or title=Fusion`, []string{"r1", "r3"}, false},
@@ -124,6 +128,7 @@ func pgConn(t *testing.T) (*pgx.Conn, string) {
 	for _, s := range []string{
 		"CREATE EXTENSION IF NOT EXISTS unaccent",
 		UnaccentFunctionSQL,
+		FullTextFunctionsSQL,
 		"CREATE SCHEMA " + schema,
 		"CREATE TABLE " + schema + ".t (id uuid PRIMARY KEY, jsonb jsonb NOT NULL, holdingsrecordid uuid)",
 		IndexDDL(schema, "t", "barcode", true),

@@ -3,8 +3,10 @@ package cql
 import (
 	"errors"
 	"fmt"
+	"regexp"
 	"sort"
 	"strings"
+	"unicode/utf8"
 )
 
 // Table describes the RMB table, (id uuid, jsonb jsonb) plus one uuid
@@ -102,6 +104,34 @@ const UnaccentFunctionSQL = `DO $do$ BEGIN
     LANGUAGE sql IMMUTABLE PARALLEL SAFE STRICT
     AS $f$ SELECT public.unaccent('public.unaccent'::regdictionary, $1) $f$;
 EXCEPTION WHEN duplicate_function OR unique_violation THEN NULL;
+END $do$`
+
+// FullTextFunctionsSQL creates RMB's full-text helpers in public (RMB's
+// templates/db_scripts/general_functions.ftl, v33–v35, creates the same per
+// schema): get_tsvector is PostgreSQL's 'simple' parser over the text with
+// '&' made a separator; tsquery_and turns a term's space-separated words
+// into quoted lexemes joined by & (a trailing * is a prefix match), and
+// tsquery_or / tsquery_phrase join them with | and <->. Each word is then
+// parsed by the same 'simple' parser, so an e-mail address, a host name or a
+// hyphenated word is tokenised as in the record.
+const FullTextFunctionsSQL = `DO $do$ BEGIN
+  CREATE OR REPLACE FUNCTION public.get_tsvector(text) RETURNS tsvector AS $f$
+    SELECT to_tsvector('simple', translate($1, '&', ','));
+  $f$ LANGUAGE sql IMMUTABLE PARALLEL SAFE STRICT;
+  CREATE OR REPLACE FUNCTION public.tsquery_and(text) RETURNS tsquery AS $f$
+    SELECT to_tsquery('simple', string_agg(CASE WHEN length(v) = 0 OR v = '*' THEN ''
+                                               WHEN right(v, 1) = '*' THEN '''' || left(v, -1) || ''':*'
+                                               ELSE '''' || v || '''' END,
+                                          '&'))
+    FROM (SELECT regexp_split_to_table(translate($1, '&''', ',,'), ' +')) AS x(v);
+  $f$ LANGUAGE sql IMMUTABLE PARALLEL SAFE STRICT;
+  CREATE OR REPLACE FUNCTION public.tsquery_or(text) RETURNS tsquery AS $f$
+    SELECT replace(public.tsquery_and($1)::text, '&', '|')::tsquery;
+  $f$ LANGUAGE sql IMMUTABLE PARALLEL SAFE STRICT;
+  CREATE OR REPLACE FUNCTION public.tsquery_phrase(text) RETURNS tsquery AS $f$
+    SELECT replace(public.tsquery_and($1)::text, '&', '<->')::tsquery;
+  $f$ LANGUAGE sql IMMUTABLE PARALLEL SAFE STRICT;
+EXCEPTION WHEN unique_violation THEN NULL;
 END $do$`
 
 // jsonText is jsonb->'a'->>'b' for "a.b"; jsonValue is jsonb->'a'->'b'.
@@ -237,7 +267,7 @@ func (tr *translator) term(n *Term) (string, error) {
 		}
 		return field + " " + n.Relation + " " + tr.folded(literal(ps)), nil
 	}
-	return tr.wordTerm(field, n)
+	return tr.wordTerm(n.Index, n)
 }
 
 // searchKind names the search in RMB's warning for a field without an index
@@ -297,78 +327,72 @@ func (tr *translator) numberTerm(n *Term, ps []part) (string, error) {
 	return jsonValue(n.Index) + " " + op + " " + tr.bind(v) + "::text::jsonb", nil
 }
 
-// wordTerm is =, adj, all and any on a string field: RMB matches words
-// (full-text) there. Without a full-text index we approximate with a
-// regular expression on the folded field: a word is a run between
-// non-alphanumeric characters, "=" / adj want the words adjacent and in
-// order with only punctuation or space between, all wants each word
-// somewhere, any at least one. * and ? inside a word match alphanumerics
-// only. An empty term matches every record that has the field; a lone *
-// every record, as in RMB.
-func (tr *translator) wordTerm(field string, n *Term) (string, error) {
-	all := words(n.Value)
-	if len(all) == 0 {
-		return field + " IS NOT NULL", nil
+// wordTerm is =, adj, all and any on a string field: RMB's full-text match
+// (cql2pgjson's queryByFt, v33–v35), whether or not the field has a
+// full-text index: get_tsvector(f_unaccent(field)) @@
+// tsquery_phrase(f_unaccent(term)) for = and adj, tsquery_and for all,
+// tsquery_or for any. Words are what PostgreSQL's 'simple' parser makes of
+// the text, so "example.org" is not a word of "usr1@example.org" (one email
+// token) while "potter" is one of "Harry Potter's". A * ends a word as a
+// prefix match; anywhere else it is an error, and so is ?, as in RMB. A
+// term that is a lone * matches every record; an empty term every record
+// that has the field.
+func (tr *translator) wordTerm(index string, n *Term) (string, error) {
+	// RMB: "Remove stand-alone ' *', not valid word."
+	term := strings.TrimSpace(standaloneStar.ReplaceAllString(n.Value, ""))
+	if term == "*" {
+		return "TRUE", nil
 	}
-	var ws []string
-	for _, w := range all {
-		if w != "*" { // RMB drops stand-alone * words
-			ws = append(ws, w)
-		}
+	if term == "" {
+		return jsonText(index) + " ~ ''", nil
 	}
-	if len(ws) == 0 {
-		return "TRUE", nil // RMB: * on a full-text field matches every record, even without the field
-	}
-	var pats []string
-	for _, w := range ws {
-		p, err := tr.wordRegex(w)
-		if err != nil {
-			return "", err
-		}
-		pats = append(pats, p)
-	}
-	match := func(body string) string {
-		return field + " ~ ('(^|[^[:alnum:]])' || " + body + " || '($|[^[:alnum:]])')"
-	}
-	switch n.Relation {
-	case "all", "any":
-		var conds []string
-		for _, p := range pats {
-			conds = append(conds, match(p))
-		}
-		if len(conds) == 1 {
-			return conds[0], nil
-		}
-		op := " AND "
-		if n.Relation == "any" {
-			op = " OR "
-		}
-		return "(" + strings.Join(conds, op) + ")", nil
-	}
-	return match(strings.Join(pats, " || '[^[:alnum:]]+' || ")), nil
-}
-
-// wordRegex builds the SQL expression for one word's regular expression.
-// Literal pieces are bound, folded like the field and then escaped inside
-// PostgreSQL: escaping after folding keeps characters that unaccent
-// expands (⒜ → "(a)") literal.
-func (tr *translator) wordRegex(w string) (string, error) {
-	ps, err := parts(w)
+	tsTerm, err := cql2tsquery(term)
 	if err != nil {
 		return "", err
 	}
-	var segs []string
-	for _, p := range ps {
-		switch p.wild {
+	fn := "public.tsquery_phrase"
+	switch n.Relation {
+	case "all":
+		fn = "public.tsquery_and"
+	case "any":
+		fn = "public.tsquery_or"
+	}
+	return "public.get_tsvector(public.f_unaccent(" + jsonText(index) + ")) @@ " + fn + "(public.f_unaccent(" + tr.bind(tsTerm) + "))", nil
+}
+
+var standaloneStar = regexp.MustCompile(` +[*]`)
+
+// cql2tsquery is RMB's Cql2SqlUtil.appendCql2tsquery without the SQL
+// quoting (the value is bound): a backslash masks the next character (a
+// doubled one stays as two), a * must end a word, an unmasked ? is refused.
+func cql2tsquery(s string) (string, error) {
+	var b strings.Builder
+	backslash := false
+	for i := 0; i < len(s); i++ {
+		switch c := s[i]; c {
+		case '\\':
+			if backslash {
+				b.WriteString(`\\`)
+			}
+			backslash = !backslash
 		case '*':
-			segs = append(segs, "'[[:alnum:]]*'")
+			if !backslash && i+1 < len(s) && s[i+1] != ' ' {
+				r, _ := utf8.DecodeRuneInString(s[i+1:])
+				return "", errorf(-1, "* right truncation wildcard must be followed by space or end of string, but found %c", r)
+			}
+			b.WriteByte('*')
 		case '?':
-			segs = append(segs, "'[[:alnum:]]'")
+			if !backslash {
+				return "", errorf(-1, "? wildcard not allowed in full text query string")
+			}
+			b.WriteByte(c)
+			backslash = false
 		default:
-			segs = append(segs, "regexp_replace("+tr.folded(p.lit)+", '([^[:alnum:]])', '\\\\\\1', 'g')")
+			b.WriteByte(c)
+			backslash = false
 		}
 	}
-	return strings.Join(segs, " || "), nil
+	return b.String(), nil
 }
 
 func (tr *translator) column(index string) (string, bool) {

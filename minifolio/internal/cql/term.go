@@ -81,12 +81,6 @@ func likePattern(ps []part) string {
 	return b.String()
 }
 
-// words splits a term on whitespace, as RMB does for all/any/adj and =.
-// The split is on the lexed form, so an escaped wildcard stays in its word.
-func words(v string) []string {
-	return strings.Fields(v)
-}
-
 var uuidRe = regexp.MustCompile(`^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$`)
 
 // uuidPrefixRe is a leading part of the canonical UUID text.

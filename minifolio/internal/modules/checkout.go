@@ -389,12 +389,11 @@ func (c *circulation) loanRepresentation(ctx context.Context, cl caller, loan ob
 		if m := str(p, "middleName"); m != "" {
 			b["middleName"] = m
 		}
-		if m := str(p, "preferredFirstName"); m != "" {
-			b["preferredFirstName"] = m
-		}
+		// LoanRepresentation.additionalBorrowerProperties (v23.x): first,
+		// last and middle name and barcode; nothing else (loan.json's
+		// borrower allows no more).
 		if g := str(user, "patronGroup"); g != "" {
 			if grp, err := c.refs.byID(ctx, cl, "/groups", g); err == nil && grp != nil {
-				b["patronGroup"] = g
 				out["patronGroupAtCheckout"] = obj{"id": g, "name": str(grp, "group")}
 			}
 		}

@@ -2,7 +2,6 @@ package modules
 
 import (
 	"context"
-	"strings"
 )
 
 // itemView is an item with the records FOLIO's business modules join to it:
@@ -79,28 +78,13 @@ func (v *itemView) contributors() []obj {
 	return out
 }
 
-func (v *itemView) primaryContributor() string {
-	for _, c := range list(v.instance, "contributors") {
-		if m, ok := c.(map[string]any); ok && boolean(m, "primary", false) {
-			return str(m, "name")
-		}
-	}
-	return ""
-}
-
-// displaySummary is what the check-in screen shows next to the title.
-func (v *itemView) displaySummary() string {
-	var parts []string
-	for _, k := range []string{"enumeration", "chronology", "volume"} {
-		if s := str(v.item, k); s != "" {
-			parts = append(parts, s)
-		}
-	}
-	return strings.Join(parts, " ")
-}
-
 // circulationSummary is the item object mod-circulation embeds in loans and
-// check-in responses (loan.json "item", check-in-by-barcode-response.json).
+// check-in responses: what its ItemSummaryRepresentation writes (v23.x),
+// the properties loan.json's "item" allows. callNumberComponents is written
+// in check-in answers too, as mod-circulation does, though
+// check-in-by-barcode-response.json does not list it. primaryContributor and
+// displaySummary came to mod-circulation in 2024, after the releases
+// minifolio's profiles play.
 func (v *itemView) circulationSummary(inTransitSP obj) obj {
 	it := v.item
 	s := obj{
@@ -116,16 +100,10 @@ func (v *itemView) circulationSummary(inTransitSP obj) obj {
 		"materialType":         obj{"name": str(v.materialType, "name")},
 		"callNumberComponents": obj{"callNumber": v.callNumber()},
 	}
-	if p := v.primaryContributor(); p != "" {
-		s["primaryContributor"] = p
-	}
 	for _, k := range []string{"enumeration", "chronology", "volume", "copyNumber"} {
 		if x := str(it, k); x != "" {
 			s[k] = x
 		}
-	}
-	if d := v.displaySummary(); d != "" {
-		s["displaySummary"] = d
 	}
 	if id := str(it, "inTransitDestinationServicePointId"); id != "" {
 		s["inTransitDestinationServicePointId"] = id

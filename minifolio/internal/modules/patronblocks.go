@@ -119,7 +119,7 @@ func (p *patronBlocks) get(w http.ResponseWriter, r *http.Request) {
 	userID := r.PathValue("userId")
 	if !isUUID(userID) {
 		writeText(w, http.StatusBadRequest, fmt.Sprintf(
-			"'userId' parameter is incorrect. parameter value {%s} is not valid: must match \"^[a-fA-F0-9]{8}-[a-fA-F0-9]{4}-[1-5][a-fA-F0-9]{3}-[89abAB][a-fA-F0-9]{3}-[a-fA-F0-9]{12}$\"", userID))
+			"\n 'userId' parameter is incorrect. parameter value {%s} is not valid: must match \"^[a-fA-F0-9]{8}-[a-fA-F0-9]{4}-[1-5][a-fA-F0-9]{3}-[89abAB][a-fA-F0-9]{3}-[a-fA-F0-9]{12}$\"", userID))
 		return
 	}
 	tenant := r.Header.Get("X-Okapi-Tenant")

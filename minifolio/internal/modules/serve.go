@@ -48,6 +48,11 @@ func Serve(ctx context.Context, cfg Config) error {
 			return err
 		}
 		defer pool.Close()
+		// A database seeded by an older minifolio may lack shared SQL
+		// functions the CQL translation now calls (the full-text ones).
+		if err := storage.EnsureGlobal(ctx, pool); err != nil {
+			return err
+		}
 	}
 	h, err := Handler(cfg, pool, prof)
 	if err != nil {

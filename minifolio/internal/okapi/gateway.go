@@ -57,6 +57,9 @@ type Gateway struct {
 	// loginGeneric: the profile's mod-login answers every failed login alike
 	// (genericLoginErrors).
 	loginGeneric bool
+	// corsCredentials: the profile's Okapi (5.0 and later) allows
+	// credentials in CORS answers (okapiCredentials).
+	corsCredentials bool
 
 	mu      sync.RWMutex
 	tenants map[string]time.Time // known tenant → when confirmed
@@ -101,7 +104,8 @@ func New(cfg Config) *Gateway {
 		DisableCompression:  true,
 	}
 	g := &Gateway{cfg: cfg, proxies: map[string]*httputil.ReverseProxy{}, tenants: map[string]time.Time{}, users: map[string]userState{},
-		selfURL: fmt.Sprintf("http://127.0.0.1:%d", cfg.Port), loginGeneric: genericLoginErrors(cfg.ModuleIDs)}
+		selfURL: fmt.Sprintf("http://127.0.0.1:%d", cfg.Port), loginGeneric: genericLoginErrors(cfg.ModuleIDs),
+		corsCredentials: okapiCredentials(cfg.ModuleIDs)}
 	for _, m := range catalog.Modules {
 		target, _ := url.Parse(cfg.ModuleURL(m))
 		name := m.Name
@@ -145,9 +149,15 @@ func textError(w http.ResponseWriter, status int, msg string) { storage.TextErro
 
 // ServeHTTP routes one request: CORS preflight, health, /authn/*, else proxy.
 func (g *Gateway) ServeHTTP(w http.ResponseWriter, r *http.Request) {
-	corsHeaders(w, r)
+	if isPreflight(r) {
+		g.preflight(w, r)
+		return
+	}
+	g.corsHeaders(w, r)
 	if r.Method == http.MethodOptions {
-		preflight(w, r)
+		// Not a preflight (no Origin or no Access-Control-Request-Method):
+		// no module here answers OPTIONS.
+		w.WriteHeader(http.StatusNoContent)
 		return
 	}
 	switch r.URL.Path {
@@ -421,37 +431,84 @@ func requestID(prev, path string) string {
 	return id
 }
 
-// corsHeaders: Okapi's CorsHelper allows every origin with credentials and
-// exposes the Okapi headers.
-//
-// Okapi's CORS headers come from Vert.x's CorsHandler (okapi-core's
-// CorsHelper), which names them with Netty's HttpHeaderNames constants: all
-// lower case on the wire (access-control-allow-origin, vary, …).
-func corsHeaders(w http.ResponseWriter, r *http.Request) {
+// Okapi answers CORS with Vert.x's CorsHandler as okapi-core's CorsHelper
+// configures it: any origin ("*"), methods PUT,PATCH,DELETE,GET,POST, a fixed
+// list of allowed and exposed headers, max age 7200. Vert.x names the
+// response headers with Netty's lower-case constants, and two of the listed
+// names are Vert.x constants too (content-type, location), so they are lower
+// case in the values while Okapi's own X-Okapi-* names are not. Okapi 5.0
+// (Orchid) added allowCredentials and the "Credentials" header: from then on
+// the request's origin is echoed with access-control-allow-credentials,
+// before that the answer is "*" without credentials.
+const (
+	corsMethods        = "PUT,PATCH,DELETE,GET,POST"
+	corsAllowHeaders4  = "content-type,X-Okapi-Tenant,X-Okapi-Token,Authorization,X-Okapi-Request-Id,X-Okapi-Module-Id"
+	corsExposeHeaders4 = "location,X-Okapi-Trace,X-Okapi-Token,Authorization,X-Okapi-Request-Id,X-Okapi-Module-Id"
+)
+
+// okapiCredentials reports whether the okapi among ids ("okapi-5.0.1")
+// allows credentials in CORS answers (5.0.0 and later; an id list without
+// okapi is taken as the default release's).
+func okapiCredentials(ids []string) bool {
+	for _, id := range ids {
+		v, ok := strings.CutPrefix(id, "okapi-")
+		if !ok {
+			continue
+		}
+		var major int
+		if _, err := fmt.Sscanf(v, "%d.", &major); err != nil {
+			return true
+		}
+		return major >= 5
+	}
+	return true
+}
+
+// corsOrigin writes the origin part of a CORS answer (Vert.x's
+// addCredentialsAndOriginHeader).
+func (g *Gateway) corsOrigin(h http.Header, origin string) {
+	if g.corsCredentials {
+		storage.SetRawHeader(h, "access-control-allow-credentials", "true")
+		storage.SetRawHeader(h, "access-control-allow-origin", origin)
+		return
+	}
+	storage.SetRawHeader(h, "access-control-allow-origin", "*")
+}
+
+// corsHeaders: a request with an Origin that is not a preflight.
+func (g *Gateway) corsHeaders(w http.ResponseWriter, r *http.Request) {
 	origin := r.Header.Get("Origin")
 	if origin == "" {
 		return
 	}
 	h := w.Header()
-	storage.SetRawHeader(h, "access-control-allow-origin", origin)
-	storage.SetRawHeader(h, "access-control-allow-credentials", "true")
-	storage.SetRawHeader(h, "access-control-expose-headers", "Location,X-Okapi-Trace,X-Okapi-Token,Authorization,X-Okapi-Request-Id,X-Okapi-Module-Id")
 	storage.SetRawHeader(h, "vary", "origin")
+	g.corsOrigin(h, origin)
+	exposed := corsExposeHeaders4
+	if g.corsCredentials {
+		exposed += ",Credentials"
+	}
+	storage.SetRawHeader(h, "access-control-expose-headers", exposed)
 }
 
-// preflight answers OPTIONS itself (204), without calling a module.
-func preflight(w http.ResponseWriter, r *http.Request) {
+// isPreflight: what Vert.x's CorsHandler answers itself.
+func isPreflight(r *http.Request) bool {
+	return r.Method == http.MethodOptions && r.Header.Get("Origin") != "" && r.Header.Get("Access-Control-Request-Method") != ""
+}
+
+// preflight answers a CORS preflight (204), without calling a module. The
+// allowed headers are Okapi's fixed list, not an echo of the request's.
+func (g *Gateway) preflight(w http.ResponseWriter, r *http.Request) {
 	h := w.Header()
-	if r.Header.Get("Origin") == "" {
-		storage.SetRawHeader(h, "access-control-allow-origin", "*")
+	g.corsOrigin(h, r.Header.Get("Origin"))
+	storage.SetRawHeader(h, "access-control-allow-methods", corsMethods)
+	allowed := corsAllowHeaders4
+	if g.corsCredentials {
+		allowed += ",Credentials"
 	}
-	storage.SetRawHeader(h, "access-control-allow-methods", "PUT,PATCH,DELETE,GET,POST")
-	if req := r.Header.Get("Access-Control-Request-Headers"); req != "" {
-		storage.SetRawHeader(h, "access-control-allow-headers", req)
-	} else {
-		storage.SetRawHeader(h, "access-control-allow-headers", "Authorization,Content-Type,X-Okapi-Tenant,X-Okapi-Token,X-Okapi-Request-Id")
-	}
+	storage.SetRawHeader(h, "access-control-allow-headers", allowed)
 	storage.SetRawHeader(h, "access-control-max-age", strconv.Itoa(7200))
+	storage.SetRawHeader(h, "content-length", "0")
 	w.WriteHeader(http.StatusNoContent)
 }
 

@@ -26,6 +26,7 @@ var globalDDL = []string{
 	`CREATE EXTENSION IF NOT EXISTS unaccent`,
 	`CREATE EXTENSION IF NOT EXISTS pg_trgm`,
 	cql.UnaccentFunctionSQL,
+	cql.FullTextFunctionsSQL,
 	`CREATE SCHEMA IF NOT EXISTS okapi`,
 	`CREATE TABLE IF NOT EXISTS okapi.tenants (id text PRIMARY KEY, jsonb jsonb NOT NULL)`,
 }

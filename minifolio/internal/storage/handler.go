@@ -118,24 +118,40 @@ func methodNotAllowed(w http.ResponseWriter, allow string) {
 	TextError(w, http.StatusMethodNotAllowed, "Method not allowed")
 }
 
-// ParsePaging reads RMB's limit (default def) and offset; the error text is
-// RMB's 400 body.
+// ParsePaging reads RMB's limit (default def) and offset, with RMB's 400
+// texts (v33–v35). RestRouting.parseQueryParameter converts each with Java's
+// Integer.valueOf, so a value that is not a number or lies outside Java's
+// int (above 2147483647) fails with the NumberFormatException's message,
+// `For input string: "<value>"`, and a parameter given empty with
+// "<name> does not have a default value in the RAML and has been passed
+// empty" (its wording, though the pageable trait has defaults). The range
+// check (the trait's minimum 0) comes after every parameter converted, from
+// RestValidator, whose message starts with a newline and a space.
 func ParsePaging(r *http.Request, def int) (limit, offset int, err error) {
 	limit, offset = def, 0
 	q := r.URL.Query()
-	for _, p := range []struct {
+	params := []struct {
 		name string
 		dst  *int
-	}{{"limit", &limit}, {"offset", &offset}} {
-		v := q.Get(p.name)
-		if v == "" {
+	}{{"limit", &limit}, {"offset", &offset}}
+	for _, p := range params {
+		if !q.Has(p.name) {
 			continue
 		}
-		n, e := strconv.Atoi(v)
-		if e != nil || n < 0 {
-			return 0, 0, fmt.Errorf("'%s' parameter is incorrect. parameter value {%s} is not valid: must be greater than or equal to 0", p.name, v)
+		v := q.Get(p.name)
+		if v == "" {
+			return 0, 0, fmt.Errorf("%s does not have a default value in the RAML and has been passed empty", p.name)
 		}
-		*p.dst = n
+		n, e := strconv.ParseInt(v, 10, 32)
+		if e != nil {
+			return 0, 0, fmt.Errorf("For input string: \"%s\"", v)
+		}
+		*p.dst = int(n)
+	}
+	for _, p := range params {
+		if *p.dst < 0 {
+			return 0, 0, fmt.Errorf("\n '%s' parameter is incorrect. parameter value {%d} is not valid: must be greater than or equal to 0", p.name, *p.dst)
+		}
 	}
 	return limit, offset, nil
 }

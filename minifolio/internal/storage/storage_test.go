@@ -291,13 +291,20 @@ func TestCollectionHandler(t *testing.T) {
 		{"POST", "/item-storage/items", `{"barcode":`, 400, "Json content error"},
 		{"POST", "/item-storage/items", `[1,2]`, 400, "Json content error"},
 		{"POST", "/item-storage/items", `{"id":"123"}`, 422, `"key":"id"`},
-		{"GET", "/item-storage/items?limit=-1", "", 400, "'limit' parameter is incorrect"},
+		{"GET", "/item-storage/items?limit=-1", "", 400, "\n 'limit' parameter is incorrect. parameter value {-1} is not valid: must be greater than or equal to 0"},
+		{"GET", "/item-storage/items?offset=-5", "", 400, "\n 'offset' parameter is incorrect. parameter value {-5} is not valid: must be greater than or equal to 0"},
+		{"GET", "/item-storage/items?limit=2147483648", "", 400, `For input string: "2147483648"`},
+		{"GET", "/item-storage/items?limit=abc", "", 400, `For input string: "abc"`},
+		{"GET", "/item-storage/items?limit=-1&offset=1e3", "", 400, `For input string: "1e3"`},
+		{"GET", "/item-storage/items?offset=-2147483649", "", 400, `For input string: "-2147483649"`},
+		{"GET", "/item-storage/items?limit=", "", 400, "limit does not have a default value in the RAML and has been passed empty"},
 		{"GET", "/item-storage/items?query=" + "barcode%3D%3D%22a%22%20and%20(", "", 400, ""},
 		{"POST", "/item-storage/items", `{"x":"` + strings.Repeat("a", storage.MaxBody) + `"}`, 413, ""},
 	}
 	for _, b := range bad {
 		code, _, body := c.do(b.method, b.path, b.body)
-		if code != b.code || !strings.Contains(body, b.text) {
+		exact := strings.Contains(b.path, "limit=") || strings.Contains(b.path, "offset=")
+		if code != b.code || !strings.Contains(body, b.text) || exact && body != b.text {
 			t.Errorf("%s %s: %d %.200s, want %d %q", b.method, b.path, code, body, b.code, b.text)
 		}
 	}
@@ -307,7 +314,7 @@ func TestCollectionHandler(t *testing.T) {
 	// resultInfo where FOLIO's collection schema has it.
 	if _, _, body := c.do("GET", "/users", ""); !strings.Contains(body, `"users":[]`) || !strings.Contains(body, `"resultInfo":{"totalRecords":0`) {
 		t.Errorf("users envelope: %s", body)
-	}	// Bad CQL: RMB's 400 text, the Java exception chain; mod-users adds the query.
+	} // Bad CQL: RMB's 400 text, the Java exception chain; mod-users adds the query.
 	for _, b := range []struct{ path, query, want string }{
 		{"/item-storage/items", `barcode=="a" and (`,
 			"org.folio.cql2pgjson.exception.QueryValidationException: org.z3950.zing.cql.CQLParseException: "},
@@ -350,18 +357,23 @@ func TestOneOpenLoanPerItem(t *testing.T) {
 	}
 }
 
-// totalRecords as RMB's count_estimate gives it: exact unless the planner
-// expects more than 4 × exactCount (4,000) records, whatever the paging, and
-// never the offset of a page past the end.
+// totalRecords as RMB (v33–v35) computes it: PostgresClient's count query
+// (exact for limit=0 and for a GET without a filter, else the count_estimate
+// SQL function), then getTotalRecords' correction by the page.
 func TestTotalRecordsAsRMBCountsThem(t *testing.T) {
 	pool := storagetest.Pool(t)
 	ctx := context.Background()
 	tenant := storagetest.Tenant(t, pool, "stcount", storage.DDLOptions{})
 	cfg := storage.MustLookup("mod_configuration", "config_data")
-	add := func(from, to int) {
+	// The test makes the statistics stale on purpose; autovacuum must not
+	// refresh them halfway.
+	if _, err := pool.Exec(ctx, "ALTER TABLE "+cfg.QualifiedName(tenant)+" SET (autovacuum_enabled = false)"); err != nil {
+		t.Fatal(err)
+	}
+	add := func(module string, from, to int) {
 		t.Helper()
 		_, err := pool.Exec(ctx, `INSERT INTO `+cfg.QualifiedName(tenant)+` (id, jsonb)
-			SELECT gen_random_uuid(), jsonb_build_object('module','M','configName','c'||g) FROM generate_series($1::int, $2::int) g`, from, to)
+			SELECT gen_random_uuid(), jsonb_build_object('module',$3::text,'configName','c'||g) FROM generate_series($1::int, $2::int) g`, from, to, module)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -374,33 +386,106 @@ func TestTotalRecordsAsRMBCountsThem(t *testing.T) {
 		}
 		return p
 	}
-	// 2,005 records, statistics stale on purpose (the planner's guess drifts).
-	add(1, 1000)
-	_, _ = pool.Exec(ctx, "ANALYZE "+cfg.QualifiedName(tenant))
-	add(1001, 2005)
+	// The planner's estimate for q, what count_estimate's EXPLAIN reads.
+	planRows := func(q string) int {
+		t.Helper()
+		tr, err := storage.TranslateForTest(cfg, q)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var plan []byte
+		if err := pool.QueryRow(ctx, "EXPLAIN (FORMAT JSON) SELECT jsonb FROM "+cfg.QualifiedName(tenant)+" WHERE "+tr.Where, tr.Args...).Scan(&plan); err != nil {
+			t.Fatal(err)
+		}
+		var p []struct {
+			Plan struct {
+				Rows float64 `json:"Plan Rows"`
+			} `json:"Plan"`
+		}
+		if err := json.Unmarshal(plan, &p); err != nil {
+			t.Fatal(err)
+		}
+		return int(p[0].Plan.Rows)
+	}
+	// 1,000 records of module M analysed, then 1,005 of module N the
+	// statistics do not know: the planner expects almost no N.
+	add("M", 1, 1000)
+	if _, err := pool.Exec(ctx, "ANALYZE "+cfg.QualifiedName(tenant)); err != nil {
+		t.Fatal(err)
+	}
+	add("N", 1001, 2005)
+	if est := planRows(`module=="N"`); est >= 1000 {
+		t.Fatalf("setup: the planner expects %d records of N, want < 1000 (stale statistics)", est)
+	}
+	all := planRows("cql.allRecords=1")
+	if all < 1000 || all > 4000 {
+		t.Fatalf("setup: the planner expects %d records in all, want 1000–4000", all)
+	}
+	for _, c := range []struct {
+		why           string
+		q             string
+		limit, offset int
+		want          int
+	}{
+		{"limit=0 counts exactly", "", 0, 0, 2005},
+		{"limit=0 counts exactly, also with a filter", `module=="M"`, 0, 0, 1000},
+		{"no filter: exact count", "", 3, 0, 2005},
+		{"no filter, a middle page", "", 10, 1500, 2005},
+		{"no filter, past the end: min(offset, count)", "", 10, 9000, 2005},
+		{"a page that is not full proves the total", "", 10, 2000, 2005},
+		{"filter, fewer than exactCount: exact", `configName=="c7"`, 3, 0, 1},
+		{"filter, at least exactCount, estimate below it: exactCount", `module=="N"`, 3, 0, 1000},
+		{"filter, 1000–4000 expected: the estimate", "cql.allRecords=1", 3, 0, all},
+		{"filter, past the end: min(offset, estimate)", "cql.allRecords=1", 10, 9000, all},
+	} {
+		if p := find(c.q, c.limit, c.offset); p.Total != c.want {
+			t.Errorf("%s: query %q limit %d offset %d: totalRecords %d, want %d", c.why, c.q, c.limit, c.offset, p.Total, c.want)
+		}
+	}
+	// 12,000 records: past 4 × exactCount a filtered GET gets the planner's
+	// estimate; without a filter the count stays exact.
+	add("M", 2006, 12000)
+	if _, err := pool.Exec(ctx, "ANALYZE "+cfg.QualifiedName(tenant)); err != nil {
+		t.Fatal(err)
+	}
+	all = planRows("cql.allRecords=1")
+	if all <= 4000 {
+		t.Fatalf("setup: the planner expects %d records, want > 4000", all)
+	}
 	for _, c := range []struct {
 		q             string
 		limit, offset int
 		want          int
 	}{
-		{"", 0, 0, 2005},            // counting with limit=0
-		{"", 3, 0, 2005},            // a first page
-		{"", 10, 1500, 2005},        // a middle page
-		{"", 10, 9000, 2005},        // past the end: not the offset
-		{`module=="M"`, 0, 0, 2005}, // a CQL filter, still small
-		{`configName=="c7"`, 3, 0, 1},
+		{"cql.allRecords=1", 3, 0, max(all, 3)},
+		{"cql.allRecords=1", 10, 50000, all},
+		{"", 3, 0, 12000},
+		{"", 10, 50000, 12000},
+		{"cql.allRecords=1", 0, 0, 12000},
 	} {
 		if p := find(c.q, c.limit, c.offset); p.Total != c.want {
-			t.Errorf("query %q limit %d offset %d: totalRecords %d, want %d", c.q, c.limit, c.offset, p.Total, c.want)
+			t.Errorf("12,000 records: query %q limit %d offset %d: totalRecords %d, want %d", c.q, c.limit, c.offset, p.Total, c.want)
 		}
 	}
-	// 12,000 records: past the threshold the planner's estimate is the answer.
-	add(2006, 12000)
-	_, _ = pool.Exec(ctx, "ANALYZE "+cfg.QualifiedName(tenant))
-	if p := find("", 3, 0); len(p.Records) != 3 || p.Total < 9000 || p.Total > 15000 {
-		t.Errorf("large result: records %d total %d, want 3 and an estimate of about 12,000", len(p.Records), p.Total)
-	}
-	if p := find("", 10, 50000); p.Total == 50000 || p.Total < 9000 || p.Total > 15000 {
-		t.Errorf("large result past the end: total %d, want the estimate, not the offset", p.Total)
+}
+
+// RMB's PostgresClient.getTotalRecords, case by case.
+func TestTotalRecordsPageCorrection(t *testing.T) {
+	for _, c := range []struct {
+		why                       string
+		got, count, offset, limit int
+		want                      int
+	}{
+		{"limit=0: the count", 0, 2005, 0, 0, 2005},
+		{"full page, count above it", 10, 2015, 0, 10, 2015},
+		{"full page, count below it: offset+limit", 10, 1000, 1500, 10, 1510},
+		{"partial page: exact", 5, 2015, 2000, 10, 2005},
+		{"empty page past an overestimate: the offset", 0, 2015, 2010, 10, 2010},
+		{"empty page past the count: the count", 0, 2005, 9000, 10, 2005},
+		{"empty first page", 0, 0, 0, 10, 0},
+	} {
+		if got := storage.TotalRecordsForTest(c.got, c.count, c.offset, c.limit); got != c.want {
+			t.Errorf("%s: %d, want %d", c.why, got, c.want)
+		}
 	}
 }

@@ -144,12 +144,8 @@ type Page struct {
 	Total   int
 }
 
-// exactCountLimit is RMB's exactCount (default 1000). RMB's totalRecords is
-// its count_estimate(query) SQL function (RMB's db_scripts general
-// functions, called by PostgresClient for every collection GET): the
-// planner's estimate when that estimate exceeds 4 × exactCount, else an exact
-// count. A result of a few thousand records therefore gets its exact count,
-// and only a large one (a million items) the cheap estimate.
+// exactCountLimit is RMB's exactCount (default 1000, schema.json's
+// "exactCount").
 const exactCountLimit = 1000
 
 // Find runs a CQL query (RMB semantics, via package cql) and returns one page.
@@ -196,6 +192,7 @@ func (e *QueryError) Error() string { return e.Msg }
 // FindWhere is Find for SQL written by a module: where is a boolean SQL
 // expression on the table's columns (use $1.. for args), orderBy may be "".
 func FindWhere(ctx context.Context, db DB, tenant string, t *Table, where, orderBy string, args []any, limit, offset int) (Page, error) {
+	filtered := where != ""
 	if where == "" {
 		where = "true"
 	}
@@ -222,27 +219,68 @@ func FindWhere(ctx context.Context, db DB, tenant string, t *Table, where, order
 	if recs == nil {
 		p.Records = []json.RawMessage{}
 	}
-	// The page itself proves the total when it is not full: skip the count.
-	if (len(recs) > 0 || offset == 0) && len(recs) < limit {
+	// RMB runs its count query for every page, then overrides it when the
+	// page proves the total (totalRecordsFor): a page that is not full, or
+	// an empty first page, needs no count.
+	if limit > 0 && len(recs) < limit && (len(recs) > 0 || offset == 0) {
 		p.Total = offset + len(recs)
 		return p, nil
 	}
-	est, err := estimate(ctx, db, "SELECT 1"+from, args)
+	count, err := rmbCount(ctx, db, from, args, filtered, limit)
 	if err != nil {
 		return Page{}, err
 	}
-	if est > 4*exactCountLimit {
-		p.Total = est
-		// The planner's guess can be off (stale statistics); the records
-		// just read are a lower bound. A page past the end proves nothing:
-		// its offset is not a count.
-		if len(recs) > 0 {
-			p.Total = max(p.Total, offset+len(recs))
-		}
-		return p, nil
+	p.Total = totalRecordsFor(len(recs), count, offset, limit)
+	return p, nil
+}
+
+// rmbCount is the count RMB's PostgresClient asks PostgreSQL for
+// (raml-module-builder, PostgresClient.buildQueryHelper, v33–v35): limit=0
+// is an exact count; so is a GET without a filter (the count query has no
+// WHERE); a filtered GET (a CQL query, even cql.allRecords=1, or a module's
+// criteria) calls the count_estimate SQL function of RMB's
+// templates/db_scripts/general_functions.ftl, mirrored step by step here.
+func rmbCount(ctx context.Context, db DB, from string, args []any, filtered bool, limit int) (int, error) {
+	var n int
+	if limit == 0 || !filtered {
+		err := db.QueryRow(ctx, "SELECT count(*)"+from, args...).Scan(&n)
+		return n, err
 	}
-	err = db.QueryRow(ctx, "SELECT count(*)"+from, args...).Scan(&p.Total)
-	return p, err
+	// count_estimate(query):
+	// 1. the planner's estimate; above 4 × exactCount it is the answer.
+	est, err := estimate(ctx, db, "SELECT jsonb"+from, args)
+	if err != nil {
+		return 0, err
+	}
+	if est > 4*exactCountLimit {
+		return est, nil
+	}
+	// 2. an exact count of at most exactCount rows; below it, exact.
+	err = db.QueryRow(ctx, fmt.Sprintf("SELECT count(*) FROM (SELECT 1%s LIMIT %d) x", from, exactCountLimit), args...).Scan(&n)
+	if err != nil {
+		return 0, err
+	}
+	if n < exactCountLimit {
+		return n, nil
+	}
+	// 3. at least exactCount rows: the estimate, but never below exactCount.
+	return max(est, exactCountLimit), nil
+}
+
+// totalRecordsFor is RMB's PostgresClient.getTotalRecords: the count,
+// corrected by what the page proves. An empty page past the end gives
+// min(offset, count), so a count above the real total (an estimate) makes
+// totalRecords the offset, as in FOLIO.
+func totalRecordsFor(got, count, offset, limit int) int {
+	switch {
+	case limit == 0:
+		return count
+	case got == 0:
+		return min(offset, count)
+	case got == limit:
+		return max(offset+limit, count)
+	}
+	return offset + got
 }
 
 // estimate is the planner's row estimate, as RMB's totalRecords beyond its
