@@ -91,7 +91,7 @@ function planRun(wf, run, read, env, load) {
     thresholds,
     summaryTrendStats: SUMMARY_TREND_STATS,
     // Run-wide tags on every sample; never a secret, never an id.
-    tags: { testid, workflow, release: cfg.release, target: cfg.target },
+    tags: { testid, workflow, release: cfg.release, target: cfg.target, ...instanceTag(env.INSTANCE) },
     setupTimeout: env.SETUP_TIMEOUT || '5m',
     teardownTimeout: env.TEARDOWN_TIMEOUT || '10m',
     // A dead target must fail a request in seconds, not hang a VU for k6's default 60 s.
@@ -107,6 +107,15 @@ function planRun(wf, run, read, env, load) {
     report,
     describe: () => wf.describe(run, env),
   };
+}
+
+// INSTANCE names one runner of a run split over several k6 processes (make run RUNNERS=N sets it):
+// its samples carry the tag instance=<INSTANCE> beside the shared testid. Low cardinality: a
+// handful of runners per run.
+export function instanceTag(value) {
+  if (value === undefined || value === '') return {};
+  if (!/^[A-Za-z0-9_.-]{1,40}$/.test(value)) throw new Error(`INSTANCE "${value}" is not a runner name; fix: use letters, digits, . _ - (e.g. INSTANCE=2)`);
+  return { instance: value };
 }
 
 // open() refuses directories with a distinct error, which tells "exists" from "missing".
