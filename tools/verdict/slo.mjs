@@ -123,11 +123,11 @@ async function statValue(influx, metric, tags, testid, rule) {
 }
 
 /** The workflow of the test id's samples, from their `workflow` tag. */
-export async function workflowOf(influx, testid) {
-  const series = await influx.query(`SHOW TAG VALUES FROM "http_reqs" WITH KEY = "workflow" WHERE "testid" = ${q(testid)}`, 'workflow');
+export async function workflowOf(influx, testid, instance = null) {
+  const series = await influx.query(`SHOW TAG VALUES FROM "http_reqs" WITH KEY = "workflow" WHERE ${samplesOf(testid, instance === null ? {} : { instance })}`, 'workflow');
   const values = new Set();
   for (const s of series) for (const v of s.values || []) values.add(v[1]);
-  if (values.size === 0) throw new ReportError(`InfluxDB at ${influx.url} has no samples of test id ${testid}; fix: check the test id (ls results/) and --influx / FP_INFLUX_URL`);
+  if (values.size === 0) throw new ReportError(`InfluxDB at ${influx.url} has no samples of test id ${testid}${instance === null ? '' : ` from runner ${instance}`}; fix: check the test id (ls results/), --instance and --influx / FP_INFLUX_URL`);
   if (values.size > 1) throw new ReportError(`test id ${testid} has samples of several workflows (${[...values].join(', ')}); fix: give every run its own TESTID`);
   return [...values][0];
 }
@@ -136,9 +136,11 @@ export async function workflowOf(influx, testid) {
  * SLO rows for testid. opts: { influxUrl, thresholdsFile }. One row per rule of the workflow's
  * section of the thresholds file; the row contract is in tools/verdict/index.mjs.
  */
-export async function rows(testid, { influxUrl, thresholdsFile }) {
+export async function rows(testid, { influxUrl, thresholdsFile, instance = null }) {
   const influx = influxClient(influxUrl);
-  const workflow = await workflowOf(influx, testid);
+  const workflow = await workflowOf(influx, testid, instance);
+  // instance: one runner's samples only, i.e. what that runner alone would have been judged on.
+  const only = instance === null ? {} : { instance };
   let text;
   try {
     text = readFileSync(thresholdsFile, 'utf8');
@@ -158,7 +160,7 @@ export async function rows(testid, { influxUrl, thresholdsFile }) {
     for (const text of rules) {
       const rule = parseRule(text);
       if (!rule) continue;
-      const { value, n } = await statValue(influx, metric, tags, testid, rule);
+      const { value, n } = await statValue(influx, metric, { ...tags, ...only }, testid, rule);
       const row = { check: 'slo', metric: key, stat: rule.stat, baseline: rule.limit, candidate: value, deltaPct: null, interval: null, verdict: 'ok', note: '' };
       // k6 judges a rule on a metric without samples on its empty sink, whose every stat is 0
       // (metrics/engine evaluateThresholds at the end of the run): so does the verdict.

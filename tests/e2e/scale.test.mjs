@@ -1,0 +1,186 @@
+// A run split over several k6 processes (make run RUNNERS=N) on the real stack: the runners share
+// one testid and one InfluxDB, never each other's items or patrons, and one verdict over all their
+// samples decides the run.
+//   - 1, 2 and 4 runners with the same total VUs and think time: transactions within a few percent,
+//     no failed transaction, no 422 (an item another runner holds), nothing left checked out;
+//   - the aggregated p95 is k6's percentile over every sample of the testid (recomputed here from
+//     the raw samples) and equals each runner's own k6 figure when judged per instance; the mean of
+//     the runners' p95s is another number;
+//   - a budget that fails over the union while every runner alone passes exits 99, and the other
+//     way round exits 0 (samples written by the test, so both cases are exact).
+import { test, before } from 'node:test';
+import assert from 'node:assert/strict';
+import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { repo, env, bin, influxQuery, run } from './helpers.mjs';
+import { influxWrite } from '../../dashboards/src/influx-query.mjs';
+
+const tenant = 'fs09000000';
+const tmp = mkdtempSync(join(tmpdir(), 'fp-scale-'));
+const VUS = 4;
+const DURATION = '30s';
+// Think time keeps the load below what the shared 2-core box can serve, so the transaction count
+// measures the runners' VUs, not the machine's CPU (more k6 processes cost CPU of their own).
+const THINK = '300';
+
+function sql(statement) {
+  const u = new URL(env('FP_PG_DSN'));
+  const r = run('psql', ['-X', '-q', '-t', '-A', '-v', 'ON_ERROR_STOP=1', '-h', u.hostname, '-p', u.port, '-U', u.username, '-d', u.pathname.slice(1), '-c', statement], {
+    env: { PGPASSWORD: decodeURIComponent(u.password) },
+  });
+  assert.equal(r.status, 0, r.stderr);
+  return r.stdout.trim();
+}
+
+function k6P(values, pct) {
+  const v = [...values].sort((a, b) => a - b);
+  if (v.length === 1) return v[0];
+  const i = (pct / 100) * (v.length - 1);
+  return v[Math.floor(i)] + (v[Math.ceil(i)] - v[Math.floor(i)]) * (i - Math.floor(i));
+}
+
+function scaleRun(runners) {
+  const testid = `e2e-scale-${runners}r-${Date.now()}`;
+  const r = run(join(repo, 'tools', 'run.sh'), [], {
+    env: { PROFILE: 'smoke', VUS: String(VUS), DURATION, THINK, MINIFOLIO_PROFILE: 'fast', TESTID: testid, RUNNERS: String(runners) },
+    timeoutMs: 240_000,
+  });
+  const out = r.stdout + r.stderr;
+  const summary = JSON.parse(readFileSync(join(repo, 'results', testid, 'summary.json'), 'utf8'));
+  const runnerSummaries = [];
+  for (let i = 1; runners > 1 && i <= runners; i++) runnerSummaries.push(JSON.parse(readFileSync(join(repo, 'results', testid, 'runners', String(i), 'summary.json'), 'utf8')));
+  // The database after the run: every loan closed and every item back (teardown's work).
+  const open = Number(sql(`select count(*) from ${tenant}_mod_circulation_storage.loan where lower(jsonb->'status'->>'name') = 'open'`));
+  const out_ = Number(sql(`select count(*) from ${tenant}_mod_inventory_storage.item where jsonb->'status'->>'name' = 'Checked out'`));
+  return { ...r, out, testid, summary, runnerSummaries, openLoans: open, checkedOut: out_ };
+}
+
+async function count(measurement, where) {
+  const s = await influxQuery(`SELECT count("value") FROM "${measurement}" WHERE ${where}`);
+  return s.length ? s[0].values[0][1] : 0;
+}
+
+function verdict(testid, args = []) {
+  return run('node', [join(repo, 'tools', 'folio-perf.mjs'), 'verdict', testid, '--influx', env('FP_INFLUX_URL'), ...args], { timeoutMs: 60_000 });
+}
+
+const runs = {};
+before(() => {
+  const r = run(bin('minifolio'), ['seed', '--force', '--quiet', '--items', '3000', '--users', '200', '--loans', '100'], {
+    env: { MINIFOLIO_DB: env('FP_PG_DSN') },
+    timeoutMs: 300_000,
+  });
+  assert.equal(r.status, 0, r.stdout + r.stderr);
+});
+
+for (const n of [1, 2, 4]) {
+  test(`${n} runner${n > 1 ? 's' : ''} with ${VUS} VUs in all: exit 0, no failed transaction, no 422, nothing left checked out`, async () => {
+    const r = scaleRun(n);
+    runs[n] = r;
+    assert.equal(r.status, 0, r.out);
+    if (n > 1) {
+      for (let i = 1; i <= n; i++) assert.match(r.out, new RegExp(`runner ${i} of ${n}: execution segment \\S+`));
+      assert.match(r.out, /verdict over all \d+ runners' samples/);
+    }
+    const id = `"testid" = '${r.testid}'`;
+    const tx = await count('transaction_duration', id);
+    r.transactions = tx;
+    assert.ok(tx > 0);
+    assert.equal(await count('transaction_failed', `${id} AND "value" = 1`), 0, 'no failed transaction');
+    assert.equal(await count('http_reqs', `${id} AND "status" = '422'`), 0, 'no 422: no runner touched another runner\'s item');
+    assert.equal(r.openLoans, 0, 'teardown closed every loan');
+    assert.equal(r.checkedOut, 0, 'every item checked back in');
+    // Each runner tagged its samples instance=<i> and ran its share of the VUs.
+    const per = await influxQuery(`SELECT count("value") FROM "transaction_duration" WHERE ${id} GROUP BY "instance"`);
+    const instances = per.map((s) => s.tags.instance).sort();
+    assert.deepEqual(instances, n === 1 ? [''] : Array.from({ length: n }, (_, i) => String(i + 1)));
+    console.log(`${n} runner(s): ${tx} transactions (${per.map((s) => `instance ${s.tags.instance || '-'}: ${s.values[0][1]}`).join(', ')})`);
+  });
+}
+
+test('the same total VUs give the same work on 1, 2 and 4 runners (transactions within 10 %)', () => {
+  const one = runs[1].transactions;
+  for (const n of [2, 4]) {
+    const ratio = runs[n].transactions / one;
+    console.log(`transactions: ${n} runners / 1 runner = ${runs[n].transactions} / ${one} = ${ratio.toFixed(3)}`);
+    assert.ok(ratio > 0.9 && ratio < 1.1, `${n} runners did ${runs[n].transactions} transactions, 1 runner ${one}`);
+  }
+});
+
+test("the aggregated p95 is k6's percentile over every runner's samples, not the mean of the runners' p95s", async () => {
+  const r = runs[2];
+  const key = 'transaction_duration{transaction:check-out}';
+  const v = verdict(r.testid);
+  assert.equal(v.status, 0, v.stdout + v.stderr);
+  const row = v.stdout.split('\n').find((l) => l.includes(key) && l.includes('p(95)'));
+  const aggregated = Number(row.trim().split(/\s+/)[4]);
+  // Every raw sample of the testid, from InfluxDB, through k6's own percentile formula.
+  const raw = await influxQuery(`SELECT "value" FROM "transaction_duration" WHERE "testid" = '${r.testid}' AND "transaction" = 'check-out'`);
+  const values = raw[0].values.map((x) => x[1]);
+  const exact = k6P(values, 95);
+  const nearest = (await influxQuery(`SELECT percentile("value", 95) FROM "transaction_duration" WHERE "testid" = '${r.testid}' AND "transaction" = 'check-out'`))[0].values[0][1];
+  // Each runner's own k6 p95 (its summary.json), and the same figure judged per instance.
+  const own = r.runnerSummaries.map((s) => s.k6.metrics[key].values['p(95)']);
+  const mean = own.reduce((a, b) => a + b, 0) / own.length;
+  console.log(`check-out p95 over ${values.length} samples of 2 runners: verdict ${aggregated}, k6's formula over the raw samples ${exact.toFixed(3)}, ` +
+    `InfluxDB percentile() (nearest rank) ${nearest}; runners' own p95 ${own.map((x) => x.toFixed(3)).join(' and ')}, their mean ${mean.toFixed(3)}`);
+  // The table prints one decimal above 10 ms.
+  assert.ok(Math.abs(aggregated - exact) <= 0.05 + 1e-9, `verdict ${aggregated} vs ${exact}`);
+  assert.ok(Math.abs(exact - mean) > 1e-6, 'the mean of per-runner percentiles is another number');
+  assert.ok(Math.abs(r.summary.tables.responseTimes[0]['check-out'].p95 * 1000 - exact) < 1e-6, "the merged summary's table holds the union's p95");
+  assert.equal(r.summary.tables.responseTimes[0]['check-out'].count, values.length);
+  for (let i = 1; i <= 2; i++) {
+    const vi = verdict(r.testid, ['--instance', String(i)]);
+    const line = vi.stdout.split('\n').find((l) => l.includes(key) && l.includes('p(95)'));
+    const alone = Number(line.trim().split(/\s+/)[4]);
+    assert.ok(Math.abs(alone - own[i - 1]) <= 0.05 + 1e-9, `runner ${i}: verdict --instance ${alone}, k6's own ${own[i - 1]}`);
+  }
+});
+
+// Samples written by the test: two runners' check-out times chosen so that k6's interpolated p95 of
+// each runner stays under the budget while the union's does not (a sparse tail: each runner has
+// few slow transactions, the union has them at the 95th rank), and the other way round.
+async function writeRun(testid, perInstance) {
+  const lines = [];
+  let t = BigInt(Date.now()) * 1000000n; // ns: beyond a double's exact integers
+  for (const [instance, values] of Object.entries(perInstance)) {
+    lines.push(`http_reqs,testid=${testid},workflow=cico,instance=${instance},name=GET\\ /x value=1 ${t++}`);
+    for (const v of values) lines.push(`transaction_duration,testid=${testid},workflow=cico,instance=${instance},transaction=check-out value=${v} ${t++}`);
+  }
+  await influxWrite(env('FP_INFLUX_URL'), 'k6', lines);
+}
+const times = (n, v) => Array(n).fill(v);
+
+test('a budget failing over the union exits 99 while each runner alone passes; and the other way round exits 0', async () => {
+  const file = join(tmp, 'thresholds.json');
+  writeFileSync(file, JSON.stringify({ workflows: { cico: { transactions: { 'check-out': { 'p(95)': 60, why: 'test' } } } } }));
+  const th = ['--thresholds', file];
+
+  const a = `e2e-scale-union-fails-${Date.now()}`;
+  await writeRun(a, { 1: [...times(10, 10), 100], 2: [...times(28, 10), 100, 100] });
+  for (const i of ['1', '2']) {
+    const alone = verdict(a, [...th, '--instance', i]);
+    assert.equal(alone.status, 0, `runner ${i} alone passes: ${alone.stdout}${alone.stderr}`);
+  }
+  const union = verdict(a, th);
+  assert.equal(union.status, 99, union.stdout + union.stderr);
+  assert.match(union.stdout, /p\(95\)\s+60\s+100\s+.*failed/);
+
+  const b = `e2e-scale-union-passes-${Date.now()}`;
+  await writeRun(b, { 1: [10, 100], 2: times(100, 10) });
+  assert.equal(verdict(b, [...th, '--instance', '1']).status, 99, 'runner 1 alone fails (p95 95.5)');
+  assert.equal(verdict(b, [...th, '--instance', '2']).status, 0);
+  const u = verdict(b, th);
+  assert.equal(u.status, 0, u.stdout + u.stderr);
+  console.log(`constructed: union fails (${union.stdout.split('\n').find((l) => l.includes('check-out')).trim()}); union passes (${u.stdout.split('\n').find((l) => l.includes('check-out')).trim()})`);
+});
+
+test('bad input: RUNNERS must be 1..16, and an unknown test id has no verdict', () => {
+  const r = run(join(repo, 'tools', 'run.sh'), [], { env: { RUNNERS: '0' }, timeoutMs: 30_000 });
+  assert.equal(r.status, 1);
+  assert.match(r.stderr, /RUNNERS '0' is not a number of k6 processes from 1 to 16\. Fix: use e\.g\. RUNNERS=2/);
+  const v = verdict('e2e-scale-no-such-run');
+  assert.equal(v.status, 1);
+  assert.match(v.stderr, /no samples of test id e2e-scale-no-such-run/);
+});
