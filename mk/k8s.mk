@@ -5,7 +5,10 @@ KUBECONFORM_VERSION := v0.8.0
 # The k6-operator release whose TestRun CRD the manifests are validated against (k8s/crd/).
 K6_OPERATOR_VERSION := v1.6.0
 
-.PHONY: k8s-tools test-unit-k8s
+.PHONY: k8s-tools k8s-base test-unit-k8s
+k8s-base: ## rewrite k8s/base/ from lib/ and scripts/ (after adding or removing a file under lib/)
+	@node tools/k8s-base.mjs
+
 k8s-tools: $(BIN)/kustomize $(BIN)/kubeconform ## kustomize and kubeconform (pinned) into bin/, for k8s/
 
 $(BIN)/.kustomize-$(KUSTOMIZE_VERSION) $(BIN)/.kubeconform-$(KUBECONFORM_VERSION):

@@ -44,6 +44,11 @@ before(() => {
   assert.equal(r.status, 0, r.stdout + r.stderr);
 });
 
+test('k8s/base/ is what tools/k8s-base.mjs writes from lib/ and scripts/ today', () => {
+  const r = sh('node', [join(repo, 'tools', 'k8s-base.mjs'), '--check']);
+  assert.equal(r.status, 0, r.stderr);
+});
+
 test('there are overlays for targets and InfluxDB addresses', () => {
   assert.ok(overlays.length >= 2, `overlays: ${overlays}`);
 });
