@@ -13,7 +13,7 @@ import assert from 'node:assert/strict';
 import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { repo, env, bin, influxQuery, run } from './helpers.mjs';
+import { repo, env, bin, influxQuery, run, mdTable } from './helpers.mjs';
 import { influxWrite } from '../../dashboards/src/influx-query.mjs';
 
 const tenant = 'fs09000000';
@@ -135,6 +135,20 @@ test("the aggregated p95 is k6's percentile over every runner's samples, not the
     const line = vi.stdout.split('\n').find((l) => l.includes(key) && l.includes('p(95)'));
     const alone = Number(line.trim().split(/\s+/)[4]);
     assert.ok(Math.abs(alone - own[i - 1]) <= 0.05 + 1e-9, `runner ${i}: verdict --instance ${alone}, k6's own ${own[i - 1]}`);
+  }
+});
+
+test("the report of a 2-runner run (from the merged summary.json) counts every runner's transactions", async () => {
+  const r = runs[2];
+  const rep = run('node', [join(repo, 'tools', 'folio-perf.mjs'), 'report', r.testid, '--influx', env('FP_INFLUX_URL')], { timeoutMs: 120_000 });
+  assert.equal(rep.status, 0, rep.stdout + rep.stderr);
+  const md = readFileSync(join(repo, 'results', r.testid, 'report.md'), 'utf8');
+  const t = mdTable(md, 'Response times');
+  const col = (name) => t.head.indexOf(name);
+  const id = `"testid" = '${r.testid}'`;
+  for (const tx of ['check-in', 'check-out']) {
+    const all = await count('transaction_duration', `${id} AND "transaction" = '${tx}'`);
+    assert.equal(Number(t.rows[0][col(`${tx} n`)]), all, `${tx}: the report's n is every runner's`);
   }
 });
 
