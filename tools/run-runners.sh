@@ -24,7 +24,9 @@ for ((i = 1; i < n; i++)); do seq_parts+=",$i/$n"; done
 seq_parts+=",1"
 end() { if [ "$1" -eq 0 ]; then echo 0; elif [ "$1" -eq "$n" ]; then echo 1; else echo "$1/$n"; fi; }
 
-trap ':' INT # Ctrl-C reaches every k6 (same process group): each runs its teardown; we wait for all
+# Ctrl-C reaches every k6 (same process group): each runs its teardown; this script waits for all.
+got_int=0
+trap 'got_int=1' INT
 pids=()
 for ((i = 1; i <= n; i++)); do
   dir=$out/runners/$i
@@ -39,12 +41,12 @@ done
 
 rc=0
 for ((i = 1; i <= n; i++)); do
-  code=0
-  wait "${pids[$((i - 1))]}" || code=$?
-  # wait returns 128+signal when our own Ctrl-C trap interrupted it: wait again for the exit code.
-  while [ "$code" -gt 128 ] && kill -0 "${pids[$((i - 1))]}" 2>/dev/null; do
-    code=0
+  while :; do
+    got_int=0 code=0
     wait "${pids[$((i - 1))]}" || code=$?
+    # 130 with the trap fired: the Ctrl-C interrupted wait, not the runner; bash keeps a finished
+    # runner's status, so waiting again gives its own code.
+    { [ "$code" -eq 130 ] && [ "$got_int" -eq 1 ]; } || break
   done
   case $code in
     0) echo "==> runner $i: k6 passed its own thresholds (exit 0)" ;;

@@ -10,10 +10,11 @@
 //     way round exits 0 (samples written by the test, so both cases are exact).
 import { test, before } from 'node:test';
 import assert from 'node:assert/strict';
+import { spawn } from 'node:child_process';
 import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { repo, env, bin, influxQuery, run, mdTable } from './helpers.mjs';
+import { repo, env, bin, influxQuery, run, mdTable, waitFor } from './helpers.mjs';
 import { influxWrite } from '../../dashboards/src/influx-query.mjs';
 
 const tenant = 'fs09000000';
@@ -188,6 +189,45 @@ test('a budget failing over the union exits 99 while each runner alone passes; a
   const u = verdict(b, th);
   assert.equal(u.status, 0, u.stdout + u.stderr);
   console.log(`constructed: union fails (${union.stdout.split('\n').find((l) => l.includes('check-out')).trim()}); union passes (${u.stdout.split('\n').find((l) => l.includes('check-out')).trim()})`);
+});
+
+test('Ctrl-C stops every runner: each checks in its own loans, the run exits 105 without a verdict', async () => {
+  const testid = `e2e-scale-sigint-${Date.now()}`;
+  const child = spawn(join(repo, 'tools', 'run.sh'), [], {
+    cwd: repo,
+    detached: true, // own process group: the signal reaches run.sh, run-runners.sh and every k6 as Ctrl-C would
+    env: { ...process.env, K6_AUTO_EXTENSION_RESOLUTION: 'false', PROFILE: 'smoke', VUS: '4', DURATION: '60s', THINK, TESTID: testid, RUNNERS: '2', TEARDOWN_SETTLE: '5s' },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let out = '';
+  child.stdout.on('data', (d) => (out += d));
+  child.stderr.on('data', (d) => (out += d));
+  const exited = new Promise((resolve) => child.on('close', (code) => resolve(code)));
+  let code;
+  try {
+    // Interrupt once both runners have finished transactions.
+    await waitFor(async () => (await influxQuery(`SELECT count("value") FROM "transaction_duration" WHERE "testid" = '${testid}' GROUP BY "instance"`)).length === 2, {
+      seconds: 90,
+      what: 'transactions of both runners',
+    });
+    process.kill(-child.pid, 'SIGINT');
+    let timer;
+    code = await Promise.race([exited, new Promise((r) => (timer = setTimeout(() => r('timeout'), 120_000)))]);
+    clearTimeout(timer);
+  } finally {
+    try {
+      process.kill(-child.pid, 'SIGKILL');
+    } catch {
+      // already gone
+    }
+  }
+  assert.equal(code, 105, out);
+  assert.match(out, /runner 1: k6 exited with 105/);
+  assert.match(out, /runner 2: k6 exited with 105/);
+  assert.match(out, /no verdict: a runner did not finish its run \(exit 105\)/);
+  for (const i of [1, 2]) assert.match(readFileSync(join(repo, 'results', testid, 'runners', String(i), 'k6.log'), 'utf8'), /teardown checked in \d+ items/);
+  assert.equal(Number(sql(`select count(*) from ${tenant}_mod_circulation_storage.loan where lower(jsonb->'status'->>'name') = 'open'`)), 0, 'every runner checked in its loans');
+  assert.equal(Number(sql(`select count(*) from ${tenant}_mod_inventory_storage.item where jsonb->'status'->>'name' = 'Checked out'`)), 0);
 });
 
 test('bad input: RUNNERS must be 1..16, and an unknown test id has no verdict', () => {
