@@ -11,10 +11,11 @@
 import { test, before } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
-import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, writeFileSync, mkdirSync, copyFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { repo, env, bin, influxQuery, run, mdTable, waitFor } from './helpers.mjs';
+import { repo, env, bin, influxQuery, run, runAsync, mdTable, waitFor } from './helpers.mjs';
+import { baseFiles, groups } from '../../tools/k8s-base.mjs';
 import { influxWrite } from '../../dashboards/src/influx-query.mjs';
 
 const tenant = 'fs09000000';
@@ -228,6 +229,53 @@ test('Ctrl-C stops every runner: each checks in its own loans, the run exits 105
   for (const i of [1, 2]) assert.match(readFileSync(join(repo, 'results', testid, 'runners', String(i), 'k6.log'), 'utf8'), /teardown checked in \d+ items/);
   assert.equal(Number(sql(`select count(*) from ${tenant}_mod_circulation_storage.loan where lower(jsonb->'status'->>'name') = 'open'`)), 0, 'every runner checked in its loans');
   assert.equal(Number(sql(`select count(*) from ${tenant}_mod_inventory_storage.item where jsonb->'status'->>'name' = 'Checked out'`)), 0);
+});
+
+// Two k6-operator runner pods, as far as one machine can be one: the files laid out as the TestRun's
+// projected volume maps them (tools/k8s-base.mjs, which writes k8s/base/), outside the checkout, the
+// TestRun's own args with Kubernetes' $(VAR) expansion, the operator's segment flags and tags
+// (grafana/k6-operator : pkg/resources/jobs/runner.go), and nothing else in the environment.
+test('the cico TestRun as two runner pods: its file layout, args and settings run, runners never collide, one verdict', async () => {
+  // The pre-test state that make run restores (no open loan), so that what is open afterwards is the pods'.
+  assert.equal(run(bin('minifolio'), ['reset'], { env: { MINIFOLIO_DB: env('FP_PG_DSN') } }).status, 0);
+  const pod = join(tmp, 'pod');
+  for (const g of groups()) {
+    mkdirSync(join(pod, 'folio-perf', g.dir), { recursive: true });
+    for (const f of g.files) copyFileSync(join(repo, g.dir, f), join(pod, 'folio-perf', g.dir, f));
+  }
+  copyFileSync(join(repo, 'thresholds.json'), join(pod, 'folio-perf', 'thresholds.json'));
+  mkdirSync(join(pod, 'folio-perf', 'env'));
+  writeFileSync(join(pod, 'folio-perf', 'env', 'target.json'), JSON.stringify({
+    folio: { url: `http://127.0.0.1:${env('FP_MINIFOLIO_PORT')}`, tenant, user: 'folio_admin' },
+    db: { host: '127.0.0.1', port: Number(env('FP_PG_PORT')), name: 'folio', user: 'folio', sslmode: 'disable' },
+    data: 'db',
+    release: 'minifolio',
+  }));
+  const yaml = baseFiles()['testrun-cico.yaml'];
+  const script = /localFile: \/folio-perf\/(\S+)/.exec(yaml)[1];
+  const block = yaml.slice(yaml.indexOf('\n  args:\n'), yaml.indexOf('\n  runner:\n'));
+  const args = [...block.matchAll(/^ {4}- (.+)$/gm)].map((m) => m[1]);
+  const testid = `e2e-scale-pods-${Date.now()}`;
+  const settings = { K6_ENV: 'target', TARGET: 'k8s-sim', RELEASE: 'minifolio', TESTID: testid, PROFILE: 'smoke', VUS: String(VUS), DURATION: '15s', THINK, INFLUX_URL: env('FP_INFLUX_URL') };
+  const pods = [1, 2].map((i) => {
+    const e = { PATH: process.env.PATH, HOME: process.env.HOME, K6_NO_USAGE_REPORT: 'true', K6_AUTO_EXTENSION_RESOLUTION: 'false', ...settings, POD_NAME: `folio-perf-cico-${i}-pod`, FOLIO_PASSWORD: 'admin', FOLIO_DB_PASSWORD: env('FOLIO_DB_PASSWORD') };
+    const expanded = args.map((a) => a.replace(/\$\((\w+)\)/g, (_, v) => e[v]));
+    const segment = [`--execution-segment=${i === 1 ? '0' : '1/2'}:${i === 1 ? '1/2' : '1'}`, '--execution-segment-sequence=0,1/2,1'];
+    return runAsync(bin('k6'), ['run', ...segment, ...expanded, join(pod, 'folio-perf', script), '--tag', `instance_id=${i}`, '--tag', 'testrun_name=folio-perf-cico'], { env: e, cwd: pod, timeoutMs: 120_000 });
+  });
+  const done = await Promise.all(pods);
+  done.forEach((r, i) => {
+    assert.equal(r.status, 0, `pod ${i + 1}: ${r.stdout}${r.stderr}`);
+    assert.match(r.stderr + r.stdout, /test data \(execution segment \S+: this runner's part of the data\)/);
+    assert.match(r.stderr + r.stdout, /teardown checked in \d+ items/);
+  });
+  const tags = await influxQuery(`SHOW TAG VALUES FROM "transaction_duration" WITH KEY IN ("instance", "target", "workflow", "release") WHERE "testid" = '${testid}'`);
+  const values = tags[0].values.map(([k, v]) => `${k}=${v}`).sort();
+  assert.deepEqual(values, ['instance=folio-perf-cico-1-pod', 'instance=folio-perf-cico-2-pod', 'release=minifolio', 'target=k8s-sim', 'workflow=cico']);
+  assert.equal(await count('http_reqs', `"testid" = '${testid}' AND "status" = '422'`), 0);
+  const v = verdict(testid);
+  assert.equal(v.status, 0, v.stdout + v.stderr);
+  assert.equal(Number(sql(`select count(*) from ${tenant}_mod_circulation_storage.loan where lower(jsonb->'status'->>'name') = 'open'`)), 0, "each pod's teardown checked in its loans");
 });
 
 test('bad input: RUNNERS must be 1..16, and an unknown test id has no verdict', () => {
