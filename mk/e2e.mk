@@ -19,3 +19,7 @@ test-e2e-db-password: $(BIN)/k6 $(BIN)/minifolio ## a DB password with @ # / ? %
 drills: test-e2e-drills ## reliability drills on the test stack (~5 min): interrupts, faults, foreign loans; nothing left checked out
 test-e2e-drills: $(BIN)/k6 $(BIN)/minifolio
 	@node --test --test-reporter=spec --test-concurrency=1 tests/e2e/drills.test.mjs
+
+.PHONY: test-e2e-scale
+test-e2e-scale: $(BIN)/k6 $(BIN)/minifolio ## make run RUNNERS=1/2/4 with the same VUs: same work, no conflicts, all checked in; the verdict over all runners' samples (exact p95, 99 in aggregate)
+	@node --test --test-reporter=spec --test-concurrency=1 tests/e2e/scale.test.mjs

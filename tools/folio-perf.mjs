@@ -9,9 +9,10 @@
 //   folio-perf compare <testid A> <testid B> [--influx <url>]
 //       writes results/compare-<A>-vs-<B>/report.md and report.html.
 //
-//   folio-perf verdict <testid> [--influx <url>] [--thresholds <file>] [--baseline <file>]...
+//   folio-perf verdict <testid> [--influx <url>] [--thresholds <file>] [--baseline <file>]... [--instance <i>]
 //       the run's verdict from all its samples in InfluxDB (every runner) and the baseline: a table,
-//       exit 99 when a threshold fails or the baseline comparison says regressed (tools/verdict/).
+//       exit 99 when a threshold fails or the baseline comparison says regressed (tools/verdict/);
+//       --instance <i>: one runner's samples only (make run RUNNERS=N tags them instance=<i>).
 //
 //   folio-perf run [NAME=VALUE ...]        e.g. folio-perf run PROFILE=smoke MINIFOLIO_PROFILE=lotus
 //       one run (tools/run.sh after make's build and stack-up steps); exits with k6's code
@@ -27,7 +28,7 @@ import { fileURLToPath } from 'node:url';
 import { fromSummary, validateBaseline } from '../lib/baseline.js';
 import { ReportError } from './report/errors.mjs';
 
-const USAGE = 'usage: folio-perf run [NAME=VALUE ...] | reset [--tenant <t>] | baseline <results/<testid>/summary.json | testid> [--out baselines/<name>.json] | report <testid> [--influx <url>] [--folio-url <url>] [--tenant <t>] [--module-logs <dir>] | compare <testid A> <testid B> [--influx <url>] | verdict <testid> [--influx <url>] [--thresholds <file>] [--baseline <file>]...';
+const USAGE = 'usage: folio-perf run [NAME=VALUE ...] | reset [--tenant <t>] | baseline <results/<testid>/summary.json | testid> [--out baselines/<name>.json] | report <testid> [--influx <url>] [--folio-url <url>] [--tenant <t>] [--module-logs <dir>] | compare <testid A> <testid B> [--influx <url>] | verdict <testid> [--influx <url>] [--thresholds <file>] [--baseline <file>]... [--instance <i>]';
 
 function fail(msg) {
   process.stderr.write(`folio-perf: ${msg}\n`);
@@ -116,9 +117,10 @@ async function verdict(args) {
   const rest = [];
   for (let i = 0; i < args.length; i++) {
     const a = args[i];
-    if (['--influx', '--thresholds', '--baseline'].includes(a) && i + 1 < args.length) {
+    if (['--influx', '--thresholds', '--baseline', '--instance'].includes(a) && i + 1 < args.length) {
       const v = args[++i];
       if (a === '--influx') opts.influxUrl = v;
+      else if (a === '--instance') opts.instance = v;
       else if (a === '--thresholds') opts.thresholdsFile = v;
       else opts.baselineFiles.push(v);
     } else if (a.startsWith('--')) fail(`bad option ${a}; fix: ${USAGE}`);

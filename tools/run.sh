@@ -28,7 +28,8 @@
 # (MARC authority records of a new tenant, 2000), SAMPLE_LOSS (fail: a run
 # whose samples did not all reach InfluxDB exits 96 when k6 passed; warn: only
 # reported), K6_INFLUXDB_RETRY_TIMEOUT (how long a sample may wait for InfluxDB,
-# default 60s). WORKFLOW=search: see the search block below (REINDEX_TENANT,
+# default 60s), RUNNERS (N k6 processes on execution segments of the plan, one
+# verdict over all their samples: tools/run-runners.sh). WORKFLOW=search: see the search block below (REINDEX_TENANT,
 # REINDEX_API, ... reach k6 unchanged).
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -68,6 +69,10 @@ case $WORKFLOW in
 esac
 [ -f "$script" ] || die "$script is missing" "restore it from git"
 SAMPLE_LOSS=${SAMPLE_LOSS:-fail}
+# RUNNERS=N splits the run over N k6 processes (tools/run-runners.sh); 1 is one process, as ever.
+RUNNERS=${RUNNERS:-1}
+{ [[ "$RUNNERS" =~ ^[1-9][0-9]?$ ]] && [ "$RUNNERS" -le 16 ]; } || die "RUNNERS '$RUNNERS' is not a number of k6 processes from 1 to 16" "use e.g. RUNNERS=2"
+[ "$RUNNERS" -eq 1 ] || [ -z "${INSTANCE:-}" ] || die "INSTANCE is set by RUNNERS=N for each runner" "unset INSTANCE"
 case $SAMPLE_LOSS in fail | warn) ;; *) die "SAMPLE_LOSS '$SAMPLE_LOSS' is neither fail nor warn" "use SAMPLE_LOSS=fail (default) or warn" ;; esac
 [ -f "minifolio/profiles/$MINIFOLIO_PROFILE.json" ] || die "unknown MINIFOLIO_PROFILE '$MINIFOLIO_PROFILE'" \
   "use one of: $(cd minifolio/profiles && ls *.json | sed 's/\.json$//' | tr '\n' ' ')"
@@ -180,10 +185,17 @@ trap ':' INT # Ctrl-C reaches k6 (same process group); this script lives on to c
 # The output writes what it delivered to sample-loss.json when it stops
 # (before handleSummary); SAMPLE_LOSS decides what a loss does to the run.
 rm -f "$out/sample-loss.json"
-K6_INFLUXDB_LOSS_FILE="$out/sample-loss.json" K6_ENV=${K6_ENV:-local} TESTID=$TESTID RELEASE=$RELEASE PROFILE=$PROFILE \
-  env "${k6_target[@]}" \
-  K6_WEB_DASHBOARD=true K6_WEB_DASHBOARD_PORT=-1 K6_WEB_DASHBOARD_EXPORT="$out/k6-report.html" \
-  K6_NO_USAGE_REPORT=true bin/k6 run "${quiet[@]}" --address= -o "influxdb-lp=http://127.0.0.1:$FP_INFLUX_PORT/k6" "$script"
+k6_env=(K6_ENV="${K6_ENV:-local}" TESTID="$TESTID" RELEASE="$RELEASE" PROFILE="$PROFILE" "${k6_target[@]}"
+  K6_WEB_DASHBOARD=true K6_WEB_DASHBOARD_PORT=-1 K6_NO_USAGE_REPORT=true)
+if [ "$RUNNERS" -eq 1 ]; then
+  K6_INFLUXDB_LOSS_FILE="$out/sample-loss.json" K6_WEB_DASHBOARD_EXPORT="$out/k6-report.html" env "${k6_env[@]}" \
+    bin/k6 run "${quiet[@]}" --address= -o "influxdb-lp=http://127.0.0.1:$FP_INFLUX_PORT/k6" "$script"
+else
+  # RUNNERS=N: N k6 processes on execution segments of this plan; the verdict over all of them
+  # decides (tools/run-runners.sh).
+  env "${k6_env[@]}" tools/run-runners.sh "$RUNNERS" "$out" "http://127.0.0.1:$FP_INFLUX_PORT" "$script" \
+    --address= -o "influxdb-lp=http://127.0.0.1:$FP_INFLUX_PORT/k6"
+fi
 rc=$?
 set -e
 [ -n "$external" ] || db_snapshot end # --- report: end of the database statistics block ---
@@ -262,7 +274,7 @@ if [ -f "$out/summary.json" ]; then
 fi
 case $rc in
   0) ;;
-  99) echo "==> thresholds failed: k6 exit code 99 (see the ✗ lines above)" ;;
+  99) if [ "$RUNNERS" -eq 1 ]; then echo "==> thresholds failed: k6 exit code 99 (see the ✗ lines above)"; else echo "==> thresholds failed over all $RUNNERS runners' samples: exit code 99 (see the verdict above)"; fi ;;
   96) echo "==> samples lost: exit code 96 (SAMPLE_LOSS=fail)" ;;
   *) echo "==> k6 exited with $rc" ;;
 esac

@@ -14,6 +14,7 @@ import { sharedPoolsFromDb, poolsFromCsv, runLeftoversFromDb } from './data.js';
 import { checkOut, checkIn, selectTransaction, CHECK_OUT, CHECK_IN } from '../transactions.js';
 import { vuPool, checkPools, vuShare, runItemBarcodes, placeAfterFailure, teardownSettleMs } from '../data.js';
 import { durationMs } from '../profiles.js';
+import { parseSegment, segmentPools, segmentSlots } from '../segments.js';
 import * as api from '../folio.js';
 
 // Teardown's clean-up calls, and a VU's re-reads of an item whose transaction failed, carry their
@@ -48,20 +49,34 @@ export function cicoWorkflow(run, read) {
     exec.test.abort(`folio-perf: ${msg}`);
   }
 
+  // This runner's execution segment (null on one process) and its part of the pools: see
+  // lib/segments.js. k6 gives the segment only outside init, so setup, each VU and teardown ask.
+  function runnerSegment() {
+    try {
+      return parseSegment(exec.test.options.executionSegment);
+    } catch (e) {
+      return abort(e.message);
+    }
+  }
+  const runnerPools = (segment) => segmentPools(db || csv, segment);
+
   function setup() {
     console.log(`folio-perf: ${run.describe()}`);
     const session = new Session(cfg);
     const cause = session.login();
     if (cause) return abort(cause);
+    const segment = runnerSegment();
+    // Local VU numbers run 1..n in each process; k6 initialised them all before setup.
+    const slots = segment ? segmentSlots(run.profile.scenarios, segment, exec.instance.vusInitialized) : run.slots;
 
     let servicePointId = env.SERVICE_POINT_ID || null;
     let counts;
     if (db) {
       if (db.error) return abort(db.error);
       servicePointId = db.servicePointId;
-      counts = db;
+      counts = runnerPools(segment);
     } else {
-      counts = csv;
+      counts = runnerPools(segment);
       servicePointId = servicePointId || csv.servicePoint;
       if (!servicePointId) {
         const res = http.get(`${cfg.folio.url}/service-points?limit=1`, { headers: session.headers(), tags: { name: 'GET /service-points' } });
@@ -78,10 +93,11 @@ export function cicoWorkflow(run, read) {
       const where = cfg.data.kind === 'db' ? ` (items shelved at service point ${servicePointId})` : '';
       return abort(`no test data for tenant ${cfg.folio.tenant}${where}: ${problems.join('; ')}; fix: ${fix}${env.SERVICE_POINT_ID ? ', or unset SERVICE_POINT_ID' : ''}`);
     }
-    if (counts.available.length < run.slots) {
-      console.warn(`folio-perf: only ${counts.available.length} available items for up to ${run.slots} VUs; some VUs will only check in`);
+    if (counts.available.length < slots) {
+      console.warn(`folio-perf: only ${counts.available.length} available items for up to ${slots} VUs; some VUs will only check in`);
     }
-    console.log(`folio-perf: test data: ${counts.available.length} available items, ${counts.checkedOut.length} checked out, ${counts.users.length} patrons, service point ${servicePointId}`);
+    const part = segment ? ` (execution segment ${segment.text}: this runner's part of the data)` : '';
+    console.log(`folio-perf: test data${part}: ${counts.available.length} available items, ${counts.checkedOut.length} checked out, ${counts.users.length} patrons, service point ${servicePointId}`);
     // The operator's user id: loans it created (metadata.createdByUserId) are the only ones a VU
     // takes back after a failed transaction, and (DATA=csv) the only ones teardown checks in.
     const who = operatorId(session);
@@ -90,7 +106,8 @@ export function cicoWorkflow(run, read) {
       testid: exec.test.options.tags.testid,
       startedAt: new Date().toISOString(),
       servicePointId,
-      slots: run.slots,
+      slots,
+      segment: segment ? segment.text : null,
       operatorId: who.id,
     };
   }
@@ -108,8 +125,11 @@ export function cicoWorkflow(run, read) {
   let vu = null;
 
   function initVu(data) {
-    const idx = (exec.vu.idInTest - 1) % data.slots;
-    const share = vuShare(db || csv, data.slots, idx, run.perVu);
+    const segment = parseSegment(data.segment);
+    // k6's idInTest is unique across runners, idInInstance counts 1..n within this one: a
+    // segmented runner slices its own part of the data by the latter.
+    const idx = ((segment ? exec.vu.idInInstance : exec.vu.idInTest) - 1) % data.slots;
+    const share = vuShare(runnerPools(segment), data.slots, idx, run.perVu);
     const log = failureLog(exec.vu.idInTest);
     const session = new Session(cfg);
     vu = { pool: vuPool(share, 1, 0), session, log, client: makeClient({ cfg, session, think: run.think, log }), idle: false };
@@ -235,7 +255,8 @@ export function cicoWorkflow(run, read) {
       console.error(`folio-perf: teardown cannot log in (${cause}); items may stay checked out: ${RECOVERY}`);
       return;
     }
-    const pool = new Set(runItemBarcodes(db || csv, data.slots, run.perVu));
+    // Only this runner's items: another runner's loans are its own teardown's.
+    const pool = new Set(runItemBarcodes(runnerPools(parseSegment(data.segment)), data.slots, run.perVu));
     const list = () =>
       cfg.data.kind === 'db' ? runLeftoversFromDb(cfg, { servicePointId: data.servicePointId, sinceIso: data.startedAt, barcodes: pool }) : leftoversViaApi(session, data, pool);
     const tries = new Map(); // barcode -> failed check-ins

@@ -83,7 +83,9 @@ function planRun(wf, run, read, env, load) {
 
   // k6 cannot create directories, and handleSummary's files fail if results/<testid>/ is missing:
   // `make run` creates it; a direct run is told how (see handleSummary).
-  const resultsDir = `results/${testid}`;
+  // One runner of a split run (INSTANCE) writes its summary beside the others', under runners/<i>/;
+  // tools/run-runners.sh merges them into results/<testid>/summary.json.
+  const resultsDir = env.INSTANCE ? `results/${testid}/runners/${env.INSTANCE}` : `results/${testid}`;
   const resultsDirExists = env.TESTID ? isDirectory(read, resultsDir) : false;
 
   const options = {
@@ -91,7 +93,7 @@ function planRun(wf, run, read, env, load) {
     thresholds,
     summaryTrendStats: SUMMARY_TREND_STATS,
     // Run-wide tags on every sample; never a secret, never an id.
-    tags: { testid, workflow, release: cfg.release, target: cfg.target },
+    tags: { testid, workflow, release: cfg.release, target: cfg.target, ...instanceTag(env.INSTANCE) },
     setupTimeout: env.SETUP_TIMEOUT || '5m',
     teardownTimeout: env.TEARDOWN_TIMEOUT || '10m',
     // A dead target must fail a request in seconds, not hang a VU for k6's default 60 s.
@@ -107,6 +109,15 @@ function planRun(wf, run, read, env, load) {
     report,
     describe: () => wf.describe(run, env),
   };
+}
+
+// INSTANCE names one runner of a run split over several k6 processes (make run RUNNERS=N sets it):
+// its samples carry the tag instance=<INSTANCE> beside the shared testid. Low cardinality: a
+// handful of runners per run.
+export function instanceTag(value) {
+  if (value === undefined || value === '') return {};
+  if (!/^[A-Za-z0-9_.-]{1,40}$/.test(value)) throw new Error(`INSTANCE "${value}" is not a runner name; fix: use letters, digits, . _ - (e.g. INSTANCE=2)`);
+  return { instance: value };
 }
 
 // open() refuses directories with a distinct error, which tells "exists" from "missing".

@@ -22,7 +22,7 @@ export function makeHandleSummary(run, { cfg, meta: workflowMeta, runCommand }) 
   return function handleSummary(data) {
     const testid = testidOf(data);
     const { renderText, summaryDocument, summaryPath } = run.report;
-    const path = summaryPath(testid);
+    const path = __ENV.INSTANCE ? `${run.resultsDir}/summary.json` : summaryPath(testid);
     const writable = run.resultsDirExists && testid === run.testid;
     const meta = {
       testid,
@@ -37,6 +37,7 @@ export function makeHandleSummary(run, { cfg, meta: workflowMeta, runCommand }) 
       finishedAt: new Date().toISOString(),
       webReport: __ENV.K6_WEB_DASHBOARD_EXPORT || null,
       summaryPath: writable ? path : null,
+      ...(__ENV.INSTANCE ? { instance: __ENV.INSTANCE } : {}),
     };
     const out = { stdout: renderText(data, meta) };
     if (writable) out[path] = JSON.stringify(summaryDocument(data, meta), null, 2);

@@ -99,3 +99,9 @@ test("a load VU's own init (vu >= 1) gets what an iteration needs, and never loa
   loadRunK6({ read, env, workflow: cico, load: (path) => (zero.push(path), vuZeroModules[path]) });
   assert.deepEqual(zero, ['../thresholds.js', '../summary.js']);
 });
+
+test('INSTANCE: one runner of a split run tags its samples instance=<name>; a bad name is refused', () => {
+  const o = loadRun({ read, env: { ...env, INSTANCE: '2' }, workflow: cico }).options;
+  assert.deepEqual(o.tags, { testid: 'cico-test-1', workflow: 'cico', release: 'minifolio', target: 'local', instance: '2' });
+  assert.match(refusal({ INSTANCE: 'a b' }), /INSTANCE "a b" is not a runner name; fix:/);
+});
