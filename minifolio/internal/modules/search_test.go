@@ -13,6 +13,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/folio-perf/folio-perf/minifolio/internal/jsonlayout"
 	"github.com/folio-perf/folio-perf/minifolio/internal/profile"
 	"github.com/folio-perf/folio-perf/minifolio/internal/search"
 	"github.com/folio-perf/folio-perf/minifolio/internal/storage"
@@ -298,6 +299,31 @@ func TestSearchEndToEnd(t *testing.T) {
 		items, _ := res.Instances[0]["items"].([]any)
 		if r.status != 200 || len(items) != 1 || items[0].(map[string]any)["status"].(map[string]any)["name"] != "Available" {
 			t.Fatalf("expandAll: %s", r.body)
+		}
+	})
+
+	// TestSearchAnswerIsCompact: the answer is written without the layout
+	// pass when OpenSearch filtered the sources, so OpenSearch's own text
+	// must already be Jackson's compact layout; with expandAll (stored
+	// documents, jsonb spacing) the layout pass must still run.
+	t.Run("answer layout", func(t *testing.T) {
+		for _, c := range []struct{ query, extra string }{
+			{`cql.allRecords=1`, "limit=100"},
+			{`contributors all "Brown"`, "limit=100"},
+			{`title <> "africa"`, "limit=100"},
+			{`cql.allRecords=1`, "expandAll=true"},
+			{`title == "no such title at all"`, "limit=100"},
+		} {
+			_, r := se.search(t, "/search/instances", c.query, c.extra)
+			if r.status != 200 || r.header.Get("Content-Type") != "application/json" {
+				t.Fatalf("%s %s: %d %s %s", c.query, c.extra, r.status, r.header.Get("Content-Type"), r.body)
+			}
+			if want := jsonlayout.Compact(r.body); string(want) != string(r.body) {
+				t.Errorf("%s %s: answer is not in the compact layout:\n got %s\nwant %s", c.query, c.extra, r.body, want)
+			}
+			if !json.Valid(r.body) {
+				t.Errorf("%s %s: answer is not JSON: %s", c.query, c.extra, r.body)
+			}
 		}
 	})
 
