@@ -32,6 +32,9 @@ stack-up-search: deps telegraf opensearch ## start the native stack with OpenSea
 # makes its own search run (tools/run.sh, BENCH_SEARCH_DURATION per phase).
 # Exit 0 only when every target is met; BENCH_SEARCH_SAMPLES per template,
 # BENCH_SEARCH_ROUNDS interleaved reindex/raw-bulk rounds, BENCH_SEARCH_PARTS=1 for part 1 alone.
-.PHONY: bench-search
+.PHONY: bench-search test-unit-bench-search
 bench-search: ## mod-search benchmark: reindex docs/s vs raw _bulk; per-template p50 via gateway vs direct; tenant B alone vs under tenant A's reindex
 	@node tools/bench-search.mjs
+
+test-unit-bench-search: ## bench-search's arithmetic: quantiles, verdicts against the measured floors, CPU shares (no services)
+	@node --test $(CURDIR)/tests/unit/bench-search-stats.test.mjs

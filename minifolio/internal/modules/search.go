@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"log/slog"
 	"net/http"
 	"net/url"
@@ -194,6 +195,43 @@ func (s *modSearch) facets(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	writeRaw(w, http.StatusOK, body)
+}
+
+// passthrough forwards a request to OpenSearch as it came (POST
+// /search/passthrough/<path>?<query> → POST /<path>?<query>, the body
+// unchanged) and answers OpenSearch's body as it is, through the same client
+// and connection pool as searches. It is the floor of a search: the gateway
+// hop and one proxy, without mod-search's parameter checks, CQL translation
+// or answer building. Only make bench-search turns it on
+// (MINIFOLIO_SEARCH_PASSTHROUGH=1).
+func (s *modSearch) passthrough(w http.ResponseWriter, r *http.Request) {
+	body, err := io.ReadAll(io.LimitReader(r.Body, 1<<20))
+	if err != nil {
+		writeText(w, http.StatusBadRequest, "Failed to read the request body")
+		return
+	}
+	path := "/" + r.PathValue("path")
+	if r.URL.RawQuery != "" {
+		path += "?" + r.URL.RawQuery
+	}
+	ctx, cancel := context.WithTimeout(r.Context(), s.timeout)
+	defer cancel()
+	b, err := s.os.Do(ctx, http.MethodPost, path, body, "")
+	var se *search.StatusError
+	if errors.As(err, &se) {
+		w.Header().Set("Content-Type", "application/json")
+		w.WriteHeader(se.Status)
+		_, _ = io.WriteString(w, se.Body)
+		return
+	}
+	if err != nil {
+		writeSearchFailure(w, r, err, s.timeout)
+		return
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Content-Length", strconv.Itoa(len(b)))
+	w.WriteHeader(http.StatusOK)
+	_, _ = w.Write(b)
 }
 
 // registered refuses a reindex of a tenant the platform does not know.

@@ -6,8 +6,10 @@ import (
 	"fmt"
 	"net"
 	"net/http"
+	"net/http/httptest"
 	"net/url"
 	"os"
+	"regexp"
 	"sort"
 	"strings"
 	"testing"
@@ -590,4 +592,41 @@ func TestSearchOpenSearchDown(t *testing.T) {
 		time.Sleep(50 * time.Millisecond)
 	}
 	t.Fatal("a reindex against a dead OpenSearch did not fail")
+}
+
+// TestSearchPassthrough: the benchmark's floor route forwards a request to
+// OpenSearch as it came and answers its body as it is; without the setting
+// the route does not exist.
+func TestSearchPassthrough(t *testing.T) {
+	osURL := openSearchURL(t)
+	pool, tenant, _ := newTenantWith(t, 0)
+	prof, _ := profile.Load("../../profiles", "fast")
+	for _, on := range []bool{true, false} {
+		h, err := Handler(Config{Name: "mod-search", Profile: "fast", OpenSearchURL: osURL, SearchPassthrough: on}, pool, prof)
+		if err != nil {
+			t.Fatal(err)
+		}
+		do := func(path, body string) *httptest.ResponseRecorder {
+			req := httptest.NewRequest("POST", path, strings.NewReader(body))
+			req.Header.Set("X-Okapi-Tenant", tenant)
+			w := httptest.NewRecorder()
+			h.ServeHTTP(w, req)
+			return w
+		}
+		w := do("/search/passthrough/_count?filter_path=count", `{"query":{"match_all":{}}}`)
+		if !on {
+			if w.Code == 200 {
+				t.Fatalf("pass-through answered without the setting: %s", w.Body)
+			}
+			continue
+		}
+		if w.Code != 200 || !regexp.MustCompile(`^\{"count":[0-9]+\}$`).Match(w.Body.Bytes()) {
+			t.Fatalf("pass-through of _count: %d %s", w.Code, w.Body)
+		}
+		// A body and OpenSearch's own error status go through unchanged.
+		w = do("/search/passthrough/no_such_index_"+tenant+"/_search", `{"query":{"match_all":{}}}`)
+		if w.Code != 404 || !strings.Contains(w.Body.String(), "index_not_found_exception") {
+			t.Fatalf("pass-through of a search on a missing index: %d %s", w.Code, w.Body)
+		}
+	}
 }
