@@ -53,17 +53,27 @@ const BULK_CONCURRENCY = 2;
 const ROUNDS = Math.max(1, Number(process.env.BENCH_SEARCH_ROUNDS || 5));
 const TIMEOUT_MS = 30 * 60_000;
 
+// What die() must undo first (the benchmark's own minifolio), synchronously.
+const cleanups = [];
+
 function die(cause, fix) {
+  for (const f of cleanups.splice(0)) f();
   console.error(`bench-search: ${cause}. Fix: ${fix}`);
   process.exit(1);
 }
 
 async function call(url, { method = 'GET', headers = {}, body } = {}) {
   let res;
-  try {
-    res = await fetch(url, { method, headers, body, signal: AbortSignal.timeout(120_000) });
-  } catch (e) {
-    return { status: 0, text: String(e.cause?.code ?? e.message), json: null, headers: new Headers() };
+  for (let attempt = 1; ; attempt++) {
+    try {
+      res = await fetch(url, { method, headers, body, signal: AbortSignal.timeout(120_000) });
+      break;
+    } catch (e) {
+      // A kept-alive connection to a gateway that has since restarted (the
+      // benchmark restarts its own) fails once, before any answer: retry.
+      if (e.cause?.code === 'UND_ERR_SOCKET' && attempt < 3) continue;
+      return { status: 0, text: String(e.cause?.code ?? e.message), json: null, headers: new Headers() };
+    }
   }
   const text = await res.text();
   let json = null;
@@ -82,8 +92,8 @@ async function login(base = gateway, t = tenant) {
     body: JSON.stringify({ username: 'folio_admin', password }),
   });
   const token = r.headers.get('x-okapi-token');
-  if (r.status === 0) die(`minifolio's gateway does not answer at ${gateway} (${r.text})`, 'start it: bin/minifolio up --opensearch $FP_OPENSEARCH_URL');
-  if (!token) die(`login to tenant ${tenant} failed (HTTP ${r.status})`, `seed it: bin/minifolio seed --tenant ${tenant} --items 20000 --authorities 5000`);
+  if (r.status === 0) die(`minifolio's gateway does not answer at ${base} (${r.text})`, 'start it: bin/minifolio up --opensearch $FP_OPENSEARCH_URL');
+  if (!token) die(`login to tenant ${t} failed (HTTP ${r.status})`, `seed it: bin/minifolio seed --tenant ${t} --items 20000 --authorities 5000`);
   return { 'x-okapi-tenant': t, 'x-okapi-token': token, 'content-type': 'application/json' };
 }
 
@@ -271,6 +281,7 @@ async function templatesVsDirect() {
   const failedUp = (up) => die(`a second minifolio for the benchmark did not start (${(up.stderr || up.stdout).trim().split('\n').pop()})`, `it needs MINIFOLIO_DB (or FP_PG_DSN) and free ports ${port}-${port + 10} (BENCH_SEARCH_PORT)`);
   const keyOf = (t, i) => `${t.name}|${i}`;
   mf(['down', '--run-dir', runDir]);
+  cleanups.push(() => mf(['down', '--run-dir', runDir]));
   // First the queries mod-search sends, recorded: a minifolio whose
   // OpenSearch is the recording proxy.
   const up = mf(upArgs(proxy.url));
