@@ -12,17 +12,25 @@
 //      median ratio and its interquartile range, beside the raw bulk's own
 //      round-to-round spread (its floor: a shortfall smaller than that
 //      spread is not a measured one). Target: >= 0.7x.
-//   2. per template: p50 through gateway + mod-search against the same
-//      OpenSearch query sent direct. Target: <= 1.2x. The queries are the
-//      ones mod-search sends: a first pass goes through a second minifolio
-//      whose OpenSearch URL is a recording proxy; the timed pass then
-//      alternates the normal gateway and the recorded bodies sent straight
-//      to OpenSearch, so both see the same machine noise.
+//   2. per template: p50 through gateway + mod-search (G) against the same
+//      OpenSearch requests sent direct (D). Target: G/D <= 1.2x. The
+//      requests are the ones mod-search sends: a first pass goes through a
+//      second minifolio whose OpenSearch URL is a recording proxy. The timed
+//      pass runs that minifolio against OpenSearch itself with its
+//      pass-through route on (MINIFOLIO_SEARCH_PASSTHROUGH=1) and times, per
+//      sample and in rotating order, G, D, and the floor F: the recorded
+//      requests through the gateway to the pass-through, i.e. the gateway hop
+//      and a proxy without mod-search's logic. A template over 1.2x whose F/D
+//      is over 1.2x too is beyond the floor: the target asks for less than
+//      the hop alone costs on this machine.
 //   3. tenant B's throughput and p95 alone vs under tenant A's reindex (the
 //      Lotus report saw -18 % throughput at 1 user): one search run
 //      (tools/run.sh WORKFLOW=search, 1 user, a baseline then a reindex
 //      phase); the baseline phase against the reindex's own window
-//      (reindex_running), read back from InfluxDB.
+//      (reindex_running), read back from InfluxDB, with the CPU of
+//      OpenSearch, PostgreSQL and minifolio (module_stats) and of k6 and the
+//      whole machine (/proc) in each window: on a shared machine the reindex
+//      competes with everything else for the same cores.
 //
 // Parts 2 and 3 need the search workflow (lib/search-templates.js,
 // scripts/mod-search.js, the query files of make search-data). What cannot
@@ -31,7 +39,10 @@
 // Environment: FP_MINIFOLIO_PORT (gateway, minifolio up --opensearch running),
 // FP_OPENSEARCH_URL, BENCH_TENANT (default fs09000001, seeded), FOLIO_PASSWORD
 // (default admin, local only), BENCH_SEARCH_PARTS (default 1,2,3: which
-// parts to run).
+// parts to run), BENCH_SEARCH_ROUNDS (part 1, default 5), BENCH_SEARCH_SAMPLES
+// (part 2, per template, default 30), BENCH_SEARCH_PORT (part 2's own
+// minifolio, default the gateway's port + 230), BENCH_SEARCH_DURATION (part 3,
+// per phase, default 60s).
 
 import { spawn, spawnSync } from 'node:child_process';
 import { readFileSync, readdirSync, readlinkSync } from 'node:fs';
