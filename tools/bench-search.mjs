@@ -162,7 +162,9 @@ async function timedRawBulk(meta, bodies, scratch) {
   const worker = async () => {
     while (next < bodies.length) {
       const body = bodies[next++];
-      const r = await call(`${opensearch}/${scratch}/_bulk`, { method: 'POST', headers: { 'content-type': 'application/x-ndjson' }, body });
+      // No compression, as mod-search's client asks for none: fetch would
+      // ask for gzip and make OpenSearch compress every bulk answer.
+      const r = await call(`${opensearch}/${scratch}/_bulk`, { method: 'POST', headers: { 'content-type': 'application/x-ndjson', 'accept-encoding': 'identity' }, body });
       if (r.status !== 200 || r.json?.errors) die(`raw _bulk failed (${r.text.slice(0, 200)})`, 'read the OpenSearch log');
     }
   };
