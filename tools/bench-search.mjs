@@ -19,8 +19,9 @@
 //      pass runs that minifolio against OpenSearch itself with its
 //      pass-through route on (MINIFOLIO_SEARCH_PASSTHROUGH=1) and times, per
 //      sample and in rotating order, G, D, and the floor F: the recorded
-//      requests through the gateway to the pass-through, i.e. the gateway hop
-//      and a proxy without mod-search's logic. A template over 1.2x whose F/D
+//      requests, registered with the pass-through beforehand, each sent by a
+//      bare GET through the gateway, i.e. the gateway hop and a proxy without
+//      mod-search's logic. A template over 1.2x whose F/D
 //      is over 1.2x too is beyond the floor: the target asks for less than
 //      the hop alone costs on this machine.
 //   3. tenant B's throughput and p95 alone vs under tenant A's reindex (the
@@ -322,6 +323,16 @@ async function templatesVsDirect() {
   const rows = [];
   try {
     const h = await login(base, searchTenant);
+    // The floor's requests are registered with the pass-through first, so
+    // the timed floor request is a bare GET (no more bytes than a search's
+    // URL), not the query body carried over two more hops.
+    for (const list of proxy.rec.seen.values()) {
+      for (const q of list) {
+        const r = await call(`${base}/search/passthrough`, { method: 'POST', headers: h, body: JSON.stringify({ path: q.path, body: q.body }) });
+        if (r.status !== 201 || !r.json?.id) die(`the pass-through refused a request (HTTP ${r.status}: ${r.text.slice(0, 200)})`, 'is MINIFOLIO_SEARCH_PASSTHROUGH reaching mod-search?');
+        q.id = r.json.id;
+      }
+    }
     for (const t of T.TEMPLATES) {
       const times = { gateway: [], floor: [], direct: [] };
       for (let i = 0; i < samples; i++) {
@@ -333,7 +344,7 @@ async function templatesVsDirect() {
           },
           floor: async () => {
             for (const q of queries) {
-              const r = await call(`${base}/search/passthrough${q.path}`, { method: 'POST', headers: h, body: q.body || undefined });
+              const r = await call(`${base}/search/passthrough?id=${q.id}`, { headers: h });
               if (r.status !== 200) die(`the pass-through answered ${r.status} for ${t.name} (${r.text.slice(0, 200)})`, 'is MINIFOLIO_SEARCH_PASSTHROUGH reaching mod-search?');
             }
           },

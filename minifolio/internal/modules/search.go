@@ -12,6 +12,7 @@ import (
 	"net/url"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/folio-perf/folio-perf/minifolio/internal/search"
@@ -197,26 +198,65 @@ func (s *modSearch) facets(w http.ResponseWriter, r *http.Request) {
 	writeRaw(w, http.StatusOK, body)
 }
 
-// passthrough forwards a request to OpenSearch as it came (POST
-// /search/passthrough/<path>?<query> → POST /<path>?<query>, the body
-// unchanged) and answers OpenSearch's body as it is, through the same client
-// and connection pool as searches. It is the floor of a search: the gateway
-// hop and one proxy, without mod-search's parameter checks, CQL translation
-// or answer building. Only make bench-search turns it on
-// (MINIFOLIO_SEARCH_PASSTHROUGH=1).
-func (s *modSearch) passthrough(w http.ResponseWriter, r *http.Request) {
-	body, err := io.ReadAll(io.LimitReader(r.Body, 1<<20))
-	if err != nil {
-		writeText(w, http.StatusBadRequest, "Failed to read the request body")
+// passthrough is the floor of a search for make bench-search (only it turns
+// this on: MINIFOLIO_SEARCH_PASSTHROUGH=1): OpenSearch requests registered
+// beforehand, then each sent by a bare GET through the module's own client and
+// answered as OpenSearch answered. Through the gateway that is a search's hop
+// and proxy without mod-search's logic (parameter checks, CQL translation,
+// answer building); the query body is registered first so that the timed
+// request carries no more bytes than a search's URL does.
+type passthrough struct {
+	os      *search.Client
+	timeout time.Duration
+	mu      sync.Mutex
+	reqs    []passthroughRequest
+}
+
+type passthroughRequest struct {
+	Path string `json:"path"` // e.g. /folio_instance_t/_search?filter_path=...
+	Body string `json:"body"` // sent as a POST body
+}
+
+// maxPassthrough bounds what a caller can make the module hold.
+const maxPassthrough = 100_000
+
+func (p *passthrough) routes(mux *http.ServeMux) {
+	mux.HandleFunc("POST /search/passthrough", p.register)
+	mux.HandleFunc("GET /search/passthrough", p.send) // ?id=<registered id>
+}
+
+func (p *passthrough) register(w http.ResponseWriter, r *http.Request) {
+	var req passthroughRequest
+	if err := json.NewDecoder(io.LimitReader(r.Body, 1<<20)).Decode(&req); err != nil || !strings.HasPrefix(req.Path, "/") {
+		writeText(w, http.StatusBadRequest, `Expected {"path": "/<index>/_search?...", "body": "<JSON>"}`)
 		return
 	}
-	path := "/" + r.PathValue("path")
-	if r.URL.RawQuery != "" {
-		path += "?" + r.URL.RawQuery
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if len(p.reqs) >= maxPassthrough {
+		writeText(w, http.StatusBadRequest, "Too many registered requests")
+		return
 	}
-	ctx, cancel := context.WithTimeout(r.Context(), s.timeout)
+	p.reqs = append(p.reqs, req)
+	writeJSON(w, http.StatusCreated, map[string]any{"id": strconv.Itoa(len(p.reqs) - 1)})
+}
+
+func (p *passthrough) send(w http.ResponseWriter, r *http.Request) {
+	i, err := strconv.Atoi(r.URL.Query().Get("id"))
+	p.mu.Lock()
+	ok := err == nil && i >= 0 && i < len(p.reqs)
+	var req passthroughRequest
+	if ok {
+		req = p.reqs[i]
+	}
+	p.mu.Unlock()
+	if !ok {
+		writeText(w, http.StatusNotFound, "Not found")
+		return
+	}
+	ctx, cancel := context.WithTimeout(r.Context(), p.timeout)
 	defer cancel()
-	b, err := s.os.Do(ctx, http.MethodPost, path, body, "")
+	b, err := p.os.Do(ctx, http.MethodPost, req.Path, []byte(req.Body), "")
 	var se *search.StatusError
 	if errors.As(err, &se) {
 		w.Header().Set("Content-Type", "application/json")
@@ -225,7 +265,7 @@ func (s *modSearch) passthrough(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	if err != nil {
-		writeSearchFailure(w, r, err, s.timeout)
+		writeSearchFailure(w, r, err, p.timeout)
 		return
 	}
 	w.Header().Set("Content-Type", "application/json")

@@ -594,9 +594,9 @@ func TestSearchOpenSearchDown(t *testing.T) {
 	t.Fatal("a reindex against a dead OpenSearch did not fail")
 }
 
-// TestSearchPassthrough: the benchmark's floor route forwards a request to
-// OpenSearch as it came and answers its body as it is; without the setting
-// the route does not exist.
+// TestSearchPassthrough: the benchmark's floor route sends a registered
+// OpenSearch request as it was registered and answers OpenSearch's body as it
+// is; without the setting the route does not exist.
 func TestSearchPassthrough(t *testing.T) {
 	osURL := openSearchURL(t)
 	pool, tenant, _ := newTenantWith(t, 0)
@@ -606,27 +606,43 @@ func TestSearchPassthrough(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		do := func(path, body string) *httptest.ResponseRecorder {
-			req := httptest.NewRequest("POST", path, strings.NewReader(body))
+		do := func(method, path, body string) *httptest.ResponseRecorder {
+			req := httptest.NewRequest(method, path, strings.NewReader(body))
 			req.Header.Set("X-Okapi-Tenant", tenant)
 			w := httptest.NewRecorder()
 			h.ServeHTTP(w, req)
 			return w
 		}
-		w := do("/search/passthrough/_count?filter_path=count", `{"query":{"match_all":{}}}`)
+		register := func(path, body string) string {
+			t.Helper()
+			b, _ := json.Marshal(map[string]string{"path": path, "body": body})
+			w := do("POST", "/search/passthrough", string(b))
+			var out struct{ ID string }
+			if w.Code != 201 || json.Unmarshal(w.Body.Bytes(), &out) != nil || out.ID == "" {
+				t.Fatalf("register %s: %d %s", path, w.Code, w.Body)
+			}
+			return out.ID
+		}
 		if !on {
-			if w.Code == 200 {
-				t.Fatalf("pass-through answered without the setting: %s", w.Body)
+			if w := do("POST", "/search/passthrough", `{"path":"/_count","body":"{}"}`); w.Code/100 == 2 {
+				t.Fatalf("pass-through registered a request without the setting: %d %s", w.Code, w.Body)
 			}
 			continue
 		}
-		if w.Code != 200 || !regexp.MustCompile(`^\{"count":[0-9]+\}$`).Match(w.Body.Bytes()) {
+		count := register("/_count?filter_path=count", `{"query":{"match_all":{}}}`)
+		missing := register("/no_such_index_"+tenant+"/_search", `{"query":{"match_all":{}}}`)
+		if w := do("GET", "/search/passthrough?id="+count, ""); w.Code != 200 || !regexp.MustCompile(`^\{"count":[0-9]+\}$`).Match(w.Body.Bytes()) {
 			t.Fatalf("pass-through of _count: %d %s", w.Code, w.Body)
 		}
-		// A body and OpenSearch's own error status go through unchanged.
-		w = do("/search/passthrough/no_such_index_"+tenant+"/_search", `{"query":{"match_all":{}}}`)
-		if w.Code != 404 || !strings.Contains(w.Body.String(), "index_not_found_exception") {
+		// OpenSearch's own error status and body go through unchanged.
+		if w := do("GET", "/search/passthrough?id="+missing, ""); w.Code != 404 || !strings.Contains(w.Body.String(), "index_not_found_exception") {
 			t.Fatalf("pass-through of a search on a missing index: %d %s", w.Code, w.Body)
+		}
+		if w := do("GET", "/search/passthrough?id=999999", ""); w.Code != 404 {
+			t.Fatalf("an id never registered: %d %s", w.Code, w.Body)
+		}
+		if w := do("POST", "/search/passthrough", `{"path":"no-slash"}`); w.Code != 400 {
+			t.Fatalf("a path without its slash was registered: %d %s", w.Code, w.Body)
 		}
 	}
 }

@@ -140,7 +140,7 @@ func Handler(cfg Config, pool *pgxpool.Pool, prof *profile.Profile) (http.Handle
 		ms := newModSearch(context.Background(), cfg.OpenSearchURL, pool, cfg.SearchTimeout)
 		ms.routes(mux)
 		if cfg.SearchPassthrough {
-			mux.HandleFunc("POST /search/passthrough/{path...}", ms.passthrough)
+			(&passthrough{os: ms.os, timeout: ms.timeout}).routes(mux)
 		}
 	}
 
