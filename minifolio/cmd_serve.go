@@ -80,7 +80,9 @@ func cmdServe(args []string, _ io.Writer) error {
 		return fail(m.Name+" needs OpenSearch", "pass --opensearch http://127.0.0.1:<port> or set FP_OPENSEARCH_URL")
 	}
 	err = modules.Serve(ctx, modules.Config{Name: m.Name, Addr: fmt.Sprintf("127.0.0.1:%d", *port), DB: dsn,
-		OkapiURL: *okapiURL, Profile: *prof, OpenSearchURL: *osURL})
+		OkapiURL: *okapiURL, Profile: *prof, OpenSearchURL: *osURL,
+		// The benchmark's floor route (make bench-search), off unless asked for.
+		SearchPassthrough: os.Getenv("MINIFOLIO_SEARCH_PASSTHROUGH") == "1"})
 	if err != nil {
 		slog.Error("module stopped", "module", m.Name, "err", err)
 	}

@@ -17,8 +17,9 @@ test-unit-minifolio: ## go vet + go test of every minifolio package (needs the s
 	@cd $(CURDIR)/minifolio && go vet ./... && \
 	FP_OPENSEARCH_URL="$${FP_OPENSEARCH_URL:-$${FP_OPENSEARCH_PORT:+http://127.0.0.1:$$FP_OPENSEARCH_PORT}}" go test -count=1 ./...
 
-fuzz-search: ## fuzz mod-search's CQL -> OpenSearch translator for FUZZTIME (default 20s)
-	@cd $(CURDIR)/minifolio && go test -run='^$$' -fuzz=FuzzTranslate -fuzztime=$(FUZZTIME) ./internal/search/
+fuzz-search: ## fuzz mod-search's CQL -> OpenSearch translator and its search-answer scanner for FUZZTIME each (default 20s)
+	@cd $(CURDIR)/minifolio && go test -run='^$$' -fuzz='^FuzzTranslate$$' -fuzztime=$(FUZZTIME) ./internal/search/ && \
+	go test -run='^$$' -fuzz='^FuzzAppendHits$$' -fuzztime=$(FUZZTIME) ./internal/search/
 
 # Seeding benchmark: the issue's target is 1,000,000 items (+holdings,
 # instances) and 100,000 users in <= 120 s. Uses its own tenant, dropped after.

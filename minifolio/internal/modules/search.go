@@ -1,14 +1,18 @@
 package modules
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"log/slog"
 	"net/http"
+	"net/url"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/folio-perf/folio-perf/minifolio/internal/search"
@@ -85,8 +89,8 @@ func writeSearchFailure(w http.ResponseWriter, r *http.Request, err error, timeo
 
 // intParam reads a bounded integer query parameter; bad values get the
 // ConstraintViolationException body mod-search's validation gives.
-func intParam(w http.ResponseWriter, r *http.Request, name string, def, maxV int) (int, bool) {
-	s := r.URL.Query().Get(name)
+func intParam(w http.ResponseWriter, params url.Values, name string, def, maxV int) (int, bool) {
+	s := params.Get(name)
 	if s == "" {
 		return def, true
 	}
@@ -105,8 +109,8 @@ func intParam(w http.ResponseWriter, r *http.Request, name string, def, maxV int
 	return 0, false
 }
 
-func (s *modSearch) query(w http.ResponseWriter, r *http.Request, res *search.Resource) (*search.Translated, bool) {
-	q := r.URL.Query().Get("query")
+func (s *modSearch) query(w http.ResponseWriter, r *http.Request, params url.Values, res *search.Resource) (*search.Translated, bool) {
+	q := params.Get("query")
 	if strings.TrimSpace(q) == "" {
 		searchError(w, http.StatusBadRequest, "Required request parameter 'query' for method parameter type String is not present",
 			"MissingServletRequestParameterException", "validation_error", "query", "")
@@ -121,16 +125,17 @@ func (s *modSearch) query(w http.ResponseWriter, r *http.Request, res *search.Re
 }
 
 func (s *modSearch) search(w http.ResponseWriter, r *http.Request, res *search.Resource) {
-	limit, ok := intParam(w, r, "limit", search.DefaultLimit, search.MaxLimit)
+	params := r.URL.Query() // parsed once: each Query() call parses the string anew
+	limit, ok := intParam(w, params, "limit", search.DefaultLimit, search.MaxLimit)
 	if !ok {
 		return
 	}
-	offset, ok := intParam(w, r, "offset", 0, search.MaxOffset)
+	offset, ok := intParam(w, params, "offset", 0, search.MaxOffset)
 	if !ok {
 		return
 	}
 	expand := false
-	if v := r.URL.Query().Get("expandAll"); v != "" {
+	if v := params.Get("expandAll"); v != "" {
 		b, err := strconv.ParseBool(v)
 		if err != nil {
 			searchError(w, http.StatusBadRequest, "Failed to convert value of type 'java.lang.String' to required type 'java.lang.Boolean'",
@@ -139,7 +144,7 @@ func (s *modSearch) search(w http.ResponseWriter, r *http.Request, res *search.R
 		}
 		expand = b
 	}
-	t, ok := s.query(w, r, res)
+	t, ok := s.query(w, r, params, res)
 	if !ok {
 		return
 	}
@@ -150,7 +155,19 @@ func (s *modSearch) search(w http.ResponseWriter, r *http.Request, res *search.R
 		writeSearchFailure(w, r, err, s.timeout)
 		return
 	}
-	writeRaw(w, http.StatusOK, body)
+	if expand || bytes.Contains(body, []byte(`\u`)) {
+		// Stored documents keep PostgreSQL's jsonb spacing, and Go-encoded
+		// text may hold \u003c-style escapes: both need Jackson's layout.
+		writeRaw(w, http.StatusOK, body)
+		return
+	}
+	// Without expandAll OpenSearch wrote every _source anew, compact and
+	// unescaped as Jackson would: the layout pass would copy it unchanged
+	// (TestSearchAnswerIsCompact).
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Content-Length", strconv.Itoa(len(body)))
+	w.WriteHeader(http.StatusOK)
+	_, _ = w.Write(body)
 }
 
 func (s *modSearch) facets(w http.ResponseWriter, r *http.Request) {
@@ -161,11 +178,12 @@ func (s *modSearch) facets(w http.ResponseWriter, r *http.Request) {
 			"MethodArgumentTypeMismatchException", "validation_error", "recordType", rt)
 		return
 	}
-	t, ok := s.query(w, r, res)
+	params := r.URL.Query()
+	t, ok := s.query(w, r, params, res)
 	if !ok {
 		return
 	}
-	fs, err := search.ParseFacets(res, r.URL.Query()["facet"])
+	fs, err := search.ParseFacets(res, params["facet"])
 	if err != nil {
 		writeSearchFailure(w, r, err, s.timeout)
 		return
@@ -178,6 +196,82 @@ func (s *modSearch) facets(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	writeRaw(w, http.StatusOK, body)
+}
+
+// passthrough is the floor of a search for make bench-search (only it turns
+// this on: MINIFOLIO_SEARCH_PASSTHROUGH=1): OpenSearch requests registered
+// beforehand, then each sent by a bare GET through the module's own client and
+// answered as OpenSearch answered. Through the gateway that is a search's hop
+// and proxy without mod-search's logic (parameter checks, CQL translation,
+// answer building); the query body is registered first so that the timed
+// request carries no more bytes than a search's URL does.
+type passthrough struct {
+	os      *search.Client
+	timeout time.Duration
+	mu      sync.Mutex
+	reqs    []passthroughRequest
+}
+
+type passthroughRequest struct {
+	Path string `json:"path"` // e.g. /folio_instance_t/_search?filter_path=...
+	Body string `json:"body"` // sent as a POST body
+}
+
+// maxPassthrough bounds what a caller can make the module hold.
+const maxPassthrough = 100_000
+
+func (p *passthrough) routes(mux *http.ServeMux) {
+	mux.HandleFunc("POST /search/passthrough", p.register)
+	mux.HandleFunc("GET /search/passthrough", p.send) // ?id=<registered id>
+}
+
+func (p *passthrough) register(w http.ResponseWriter, r *http.Request) {
+	var req passthroughRequest
+	if err := json.NewDecoder(io.LimitReader(r.Body, 1<<20)).Decode(&req); err != nil || !strings.HasPrefix(req.Path, "/") {
+		writeText(w, http.StatusBadRequest, `Expected {"path": "/<index>/_search?...", "body": "<JSON>"}`)
+		return
+	}
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if len(p.reqs) >= maxPassthrough {
+		writeText(w, http.StatusBadRequest, "Too many registered requests")
+		return
+	}
+	p.reqs = append(p.reqs, req)
+	writeJSON(w, http.StatusCreated, map[string]any{"id": strconv.Itoa(len(p.reqs) - 1)})
+}
+
+func (p *passthrough) send(w http.ResponseWriter, r *http.Request) {
+	i, err := strconv.Atoi(r.URL.Query().Get("id"))
+	p.mu.Lock()
+	ok := err == nil && i >= 0 && i < len(p.reqs)
+	var req passthroughRequest
+	if ok {
+		req = p.reqs[i]
+	}
+	p.mu.Unlock()
+	if !ok {
+		writeText(w, http.StatusNotFound, "Not found")
+		return
+	}
+	ctx, cancel := context.WithTimeout(r.Context(), p.timeout)
+	defer cancel()
+	b, err := p.os.Do(ctx, http.MethodPost, req.Path, []byte(req.Body), "")
+	var se *search.StatusError
+	if errors.As(err, &se) {
+		w.Header().Set("Content-Type", "application/json")
+		w.WriteHeader(se.Status)
+		_, _ = io.WriteString(w, se.Body)
+		return
+	}
+	if err != nil {
+		writeSearchFailure(w, r, err, p.timeout)
+		return
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Content-Length", strconv.Itoa(len(b)))
+	w.WriteHeader(http.StatusOK)
+	_, _ = w.Write(b)
 }
 
 // registered refuses a reindex of a tenant the platform does not know.

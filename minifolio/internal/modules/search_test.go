@@ -6,13 +6,16 @@ import (
 	"fmt"
 	"net"
 	"net/http"
+	"net/http/httptest"
 	"net/url"
 	"os"
+	"regexp"
 	"sort"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/folio-perf/folio-perf/minifolio/internal/jsonlayout"
 	"github.com/folio-perf/folio-perf/minifolio/internal/profile"
 	"github.com/folio-perf/folio-perf/minifolio/internal/search"
 	"github.com/folio-perf/folio-perf/minifolio/internal/storage"
@@ -301,6 +304,31 @@ func TestSearchEndToEnd(t *testing.T) {
 		}
 	})
 
+	// TestSearchAnswerIsCompact: the answer is written without the layout
+	// pass when OpenSearch filtered the sources, so OpenSearch's own text
+	// must already be Jackson's compact layout; with expandAll (stored
+	// documents, jsonb spacing) the layout pass must still run.
+	t.Run("answer layout", func(t *testing.T) {
+		for _, c := range []struct{ query, extra string }{
+			{`cql.allRecords=1`, "limit=100"},
+			{`contributors all "Brown"`, "limit=100"},
+			{`title <> "africa"`, "limit=100"},
+			{`cql.allRecords=1`, "expandAll=true"},
+			{`title == "no such title at all"`, "limit=100"},
+		} {
+			_, r := se.search(t, "/search/instances", c.query, c.extra)
+			if r.status != 200 || r.header.Get("Content-Type") != "application/json" {
+				t.Fatalf("%s %s: %d %s %s", c.query, c.extra, r.status, r.header.Get("Content-Type"), r.body)
+			}
+			if want := jsonlayout.Compact(r.body); string(want) != string(r.body) {
+				t.Errorf("%s %s: answer is not in the compact layout:\n got %s\nwant %s", c.query, c.extra, r.body, want)
+			}
+			if !json.Valid(r.body) {
+				t.Errorf("%s %s: answer is not JSON: %s", c.query, c.extra, r.body)
+			}
+		}
+	})
+
 	t.Run("authorities", func(t *testing.T) {
 		cases := []struct {
 			query string
@@ -564,4 +592,57 @@ func TestSearchOpenSearchDown(t *testing.T) {
 		time.Sleep(50 * time.Millisecond)
 	}
 	t.Fatal("a reindex against a dead OpenSearch did not fail")
+}
+
+// TestSearchPassthrough: the benchmark's floor route sends a registered
+// OpenSearch request as it was registered and answers OpenSearch's body as it
+// is; without the setting the route does not exist.
+func TestSearchPassthrough(t *testing.T) {
+	osURL := openSearchURL(t)
+	pool, tenant, _ := newTenantWith(t, 0)
+	prof, _ := profile.Load("../../profiles", "fast")
+	for _, on := range []bool{true, false} {
+		h, err := Handler(Config{Name: "mod-search", Profile: "fast", OpenSearchURL: osURL, SearchPassthrough: on}, pool, prof)
+		if err != nil {
+			t.Fatal(err)
+		}
+		do := func(method, path, body string) *httptest.ResponseRecorder {
+			req := httptest.NewRequest(method, path, strings.NewReader(body))
+			req.Header.Set("X-Okapi-Tenant", tenant)
+			w := httptest.NewRecorder()
+			h.ServeHTTP(w, req)
+			return w
+		}
+		register := func(path, body string) string {
+			t.Helper()
+			b, _ := json.Marshal(map[string]string{"path": path, "body": body})
+			w := do("POST", "/search/passthrough", string(b))
+			var out struct{ ID string }
+			if w.Code != 201 || json.Unmarshal(w.Body.Bytes(), &out) != nil || out.ID == "" {
+				t.Fatalf("register %s: %d %s", path, w.Code, w.Body)
+			}
+			return out.ID
+		}
+		if !on {
+			if w := do("POST", "/search/passthrough", `{"path":"/_count","body":"{}"}`); w.Code/100 == 2 {
+				t.Fatalf("pass-through registered a request without the setting: %d %s", w.Code, w.Body)
+			}
+			continue
+		}
+		count := register("/_count?filter_path=count", `{"query":{"match_all":{}}}`)
+		missing := register("/no_such_index_"+tenant+"/_search", `{"query":{"match_all":{}}}`)
+		if w := do("GET", "/search/passthrough?id="+count, ""); w.Code != 200 || !regexp.MustCompile(`^\{"count":[0-9]+\}$`).Match(w.Body.Bytes()) {
+			t.Fatalf("pass-through of _count: %d %s", w.Code, w.Body)
+		}
+		// OpenSearch's own error status and body go through unchanged.
+		if w := do("GET", "/search/passthrough?id="+missing, ""); w.Code != 404 || !strings.Contains(w.Body.String(), "index_not_found_exception") {
+			t.Fatalf("pass-through of a search on a missing index: %d %s", w.Code, w.Body)
+		}
+		if w := do("GET", "/search/passthrough?id=999999", ""); w.Code != 404 {
+			t.Fatalf("an id never registered: %d %s", w.Code, w.Body)
+		}
+		if w := do("POST", "/search/passthrough", `{"path":"no-slash"}`); w.Code != 400 {
+			t.Fatalf("a path without its slash was registered: %d %s", w.Code, w.Body)
+		}
+	}
 }

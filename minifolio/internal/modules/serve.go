@@ -34,6 +34,10 @@ type Config struct {
 	OpenSearchURL string
 	// SearchTimeout bounds each search request to OpenSearch (default 20 s).
 	SearchTimeout time.Duration
+	// SearchPassthrough adds mod-search's pass-through route, the floor of
+	// make bench-search (see passthrough in search.go). Never on by default:
+	// it lets any logged-in caller send any request to OpenSearch.
+	SearchPassthrough bool
 }
 
 // Serve runs one module until ctx is cancelled.
@@ -138,7 +142,11 @@ func Handler(cfg Config, pool *pgxpool.Pool, prof *profile.Profile) (http.Handle
 			})
 			break
 		}
-		newModSearch(context.Background(), cfg.OpenSearchURL, pool, cfg.SearchTimeout).routes(mux)
+		ms := newModSearch(context.Background(), cfg.OpenSearchURL, pool, cfg.SearchTimeout)
+		ms.routes(mux)
+		if cfg.SearchPassthrough {
+			(&passthrough{os: ms.os, timeout: ms.timeout}).routes(mux)
+		}
 	}
 
 	var h http.Handler = mux

@@ -1,7 +1,6 @@
 package search
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"net/http"
@@ -16,18 +15,31 @@ const (
 	MaxOffset    = 9999
 )
 
+// searchRequest is the _search body: a struct, so encoding/json writes it
+// without sorting map keys.
+type searchRequest struct {
+	Query          map[string]any `json:"query"`
+	From           int            `json:"from"`
+	Size           int            `json:"size"`
+	TrackTotalHits bool           `json:"track_total_hits"`
+	Source         []string       `json:"_source,omitempty"`
+	Sort           []any          `json:"sort,omitempty"`
+}
+
 // Search runs a translated query on the tenant's index of r and returns
 // mod-search's result body: {"totalRecords": n, "<key>": [...]}. The sources
-// are copied through as OpenSearch returns them, never re-encoded.
+// are copied through as OpenSearch returns them, never decoded or re-encoded
+// (appendHits). Without expandAll OpenSearch filters each _source and writes
+// it anew, compact; with it, the stored documents come back verbatim.
 func Search(ctx context.Context, c *Client, r *Resource, tenant string, q *Translated, limit, offset int, expandAll bool) ([]byte, error) {
-	req := map[string]any{"query": q.Query, "from": offset, "size": limit, "track_total_hits": true}
+	req := searchRequest{Query: q.Query, From: offset, Size: limit, TrackTotalHits: true, Sort: q.Sort}
 	if !expandAll {
-		req["_source"] = r.Basic
+		req.Source = r.Basic
 	}
-	if q.Sort != nil {
-		req["sort"] = q.Sort
+	body, err := json.Marshal(req)
+	if err != nil {
+		return nil, err
 	}
-	body, _ := json.Marshal(req)
 	// filter_path: OpenSearch sends only what the answer needs.
 	b, err := c.Do(ctx, http.MethodPost, "/"+IndexName(r.Name, tenant)+"/_search?filter_path=hits.total.value,hits.hits._source", body, "")
 	key := r.Name + "s"
@@ -41,32 +53,7 @@ func Search(ctx context.Context, c *Client, r *Resource, tenant string, q *Trans
 	if err != nil {
 		return nil, err
 	}
-	var res struct {
-		Hits struct {
-			Total struct {
-				Value int `json:"value"`
-			} `json:"total"`
-			Hits []struct {
-				Source json.RawMessage `json:"_source"`
-			} `json:"hits"`
-		} `json:"hits"`
-	}
-	if err := json.Unmarshal(b, &res); err != nil {
-		return nil, err
-	}
-	var out bytes.Buffer
-	out.Grow(len(b))
-	out.WriteString(`{"totalRecords":`)
-	out.WriteString(strconv.Itoa(res.Hits.Total.Value))
-	out.WriteString(`,"` + key + `":[`)
-	for i, h := range res.Hits.Hits {
-		if i > 0 {
-			out.WriteByte(',')
-		}
-		out.Write(h.Source)
-	}
-	out.WriteString("]}")
-	return out.Bytes(), nil
+	return appendHits(make([]byte, 0, len(b)), b, key)
 }
 
 // Facet is one requested facet: its name (as asked, e.g. item.status.name)
