@@ -28,3 +28,8 @@ bench-report: ## time folio-perf report on a 30-minute 20-user CICO run's worth 
 .PHONY: test-e2e-report-mechanisms
 test-e2e-report-mechanisms: $(BIN)/k6 $(BIN)/minifolio ## a short CICO run under missing-index: the report's database and longevity sections checked against the logs and InfluxDB
 	@node --test --test-reporter=spec --test-concurrency=1 tests/e2e/report-mechanisms.test.mjs
+
+# Benchmark, not part of `make test` (about 30 minutes): the leak verdict on longevity-length runs.
+.PHONY: bench-leak
+bench-leak: $(BIN)/k6 $(BIN)/minifolio ## two 13-minute constant-load CICO runs (minifolio fast, then leak) and each module's RSS growth and leak verdict from their reports
+	@tools/bench-leak.sh
