@@ -43,9 +43,9 @@ export function periods(fromMs, toMs) {
  * The two growth bounds answer different run lengths. Per hour decides a long run: 5 %/h is the
  * 24-hour longevity test's scale (leak profile: about 0.6 GB in 24 h). Over the window decides a
  * short one, where a rate per hour extrapolates a few minutes: 13 minutes of constant load under
- * minifolio `fast` (README, bench-leak) had the Go modules still creeping 2-5 MiB/h (7-16 %/h, R²
- * up to 0.99) after the first fifth, i.e. 1-2 % of their RSS over the window, where the `leak`
- * profile's mod-circulation rose by tens of %.
+ * minifolio `fast` (README, make bench-leak) had the Go modules still creeping 1-4 MiB/h (3.5-11.7
+ * %/h, R² up to 0.95) after the first fifth, i.e. 0.6-2 % of their RSS over the window, where the
+ * `leak` profile's mod-circulation rose 87 % (383 MiB/h).
  */
 export const LEAK_RULE = { growthPctPerHour: 5, windowGrowthPct: 5, minR2: 0.6, minLateShare: 0.5, minSpanMin: 2 };
 
@@ -53,8 +53,8 @@ export const LEAK_RULE = { growthPctPerHour: 5, windowGrowthPct: 5, minR2: 0.6, 
  * Processes of the stack whose RSS is not a leak measure; they get "not judged" and the reason.
  * PostgreSQL's figure is the sum over its backends, each counting every shared-buffer page it has
  * touched, so it climbs with the pages a run touches (a 13-minute `fast` run: +1.26 GB/h, R² 0.92;
- * of 751 MiB summed, 437 MiB were shared memory, 231 MiB file pages and 83 MiB private) without
- * any process holding more memory. InfluxDB is folio-perf's own sample store, not the
+ * of 751 MiB summed during such a run, 437 MiB were shared memory, 231 MiB file pages and 83 MiB
+ * private) without any process holding more memory. InfluxDB is folio-perf's own sample store, not the
  * system under test; its cache grows with the samples written until it snapshots.
  */
 export const NOT_JUDGED = Object.freeze({
