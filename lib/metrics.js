@@ -9,6 +9,7 @@ export const METRICS = Object.freeze({
   httpReqs: 'http_reqs',
   httpFailed: 'http_req_failed',
   checks: 'checks',
+  vus: 'vus', // k6's Gauge of active virtual users
   // check-in/check-out: the sum of a passed transaction's request times (ms), and failures.
   transactionDuration: 'transaction_duration',
   transactionFailed: 'transaction_failed',

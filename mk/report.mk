@@ -12,7 +12,7 @@ compare: ## compare two runs: make compare A=<testid> B=<testid> (results/compar
 test-unit-report: ## report/compare tables, growth per hour, verdicts, SVG and Markdown/HTML escaping (no services)
 	@node --test $(CURDIR)/tests/unit/report-*.test.mjs
 
-test-e2e-report: $(BIN)/k6 $(BIN)/minifolio ## a short CICO run, its report's cells recomputed from InfluxDB/summary.json, the HTML in headless Chromium
+test-e2e-report: $(BIN)/k6 $(BIN)/minifolio ## a short CICO run, its report's cells recomputed from InfluxDB/summary.json, the HTML in headless Chromium, compare with a lotus run
 	@node --test --test-reporter=spec --test-concurrency=1 tests/e2e/report.test.mjs
 
 .PHONY: test-e2e-report-search
@@ -26,5 +26,10 @@ bench-report: ## time folio-perf report on a 30-minute 20-user CICO run's worth 
 	@BENCH_REPORT_TPS=$(BENCH_REPORT_TPS) node tools/report/bench.mjs
 
 .PHONY: test-e2e-report-mechanisms
-test-e2e-report-mechanisms: $(BIN)/k6 $(BIN)/minifolio ## a short CICO run under missing-index: the report's database and longevity sections checked against the logs and InfluxDB
+test-e2e-report-mechanisms: $(BIN)/k6 $(BIN)/minifolio ## short CICO runs under missing-index, leak and juniper-patron-blocks: the database and longevity sections against the logs and InfluxDB, each profile's mechanism in the report
 	@node --test --test-reporter=spec --test-concurrency=1 tests/e2e/report-mechanisms.test.mjs
+
+# Benchmark, not part of `make test` (about 30 minutes): the leak verdict on longevity-length runs.
+.PHONY: bench-leak
+bench-leak: $(BIN)/k6 $(BIN)/minifolio ## two 13-minute constant-load CICO runs (minifolio fast, then leak) and each module's RSS growth and leak verdict from their reports
+	@tools/bench-leak.sh

@@ -19,9 +19,9 @@ unit_suites=(test-unit-repo test-unit-stack test-unit-k6 test-unit-lib test-unit
 # against the CICO smoke run that test-e2e-cico recorded. test-e2e-search runs
 # the mod-search workflow (minifolio's mod-search on the stack's OpenSearch) and
 # leaves its testid in last-search-testid. test-e2e-report, test-e2e-report-mechanisms (under
-# missing-index) and test-e2e-report-search make their own short runs and check the report's
-# cells against InfluxDB. test-e2e-contract validates every answer of the CICO sequence
-# against the JSON schema the answering FOLIO module publishes (minifolio/contract/).
+# missing-index, leak and juniper-patron-blocks) and test-e2e-report-search make their own short runs
+# and check the report's cells against InfluxDB. test-e2e-contract validates every answer of the CICO
+# sequence against the JSON schema the answering FOLIO module publishes (minifolio/contract/).
 # test-e2e-scale runs 1, 2 and 4 local runners (RUNNERS=N) and checks the verdict over all of them.
 e2e_suites=(test-e2e-stack test-e2e-sql test-unit-minifolio test-e2e-contract test-e2e-telegraf-configs test-e2e-cico test-e2e-run-cli test-e2e-report test-e2e-report-mechanisms test-e2e-search test-e2e-report-search test-e2e-dashboards test-e2e-influx-loss test-e2e-db-password test-e2e-scale)
 

@@ -11,8 +11,9 @@ import {
   releaseVariable,
   runFilter,
   runVariable,
+  seriesTarget,
   statPanel,
-  tablePanel,
+  statsTable,
   thresholds,
   timeseriesPanel,
 } from './panels.mjs';
@@ -52,12 +53,11 @@ function percentilesOverTime(transaction) {
     unit: 'ms',
     min: 0,
     targets: [
-      influxql(
-        'A',
-        `SELECT percentile("value", 50) AS "p50", percentile("value", 75) AS "p75", percentile("value", 95) AS "p95" ` +
-          `FROM "${METRICS.transactionDuration}" WHERE ${RUN} AND "transaction" = '${transaction}' AND $timeFilter ` +
-          `GROUP BY time($__interval) fill(none)`,
-      ),
+      seriesTarget('A', {
+        select: 'percentile("value", 50) AS "p50", percentile("value", 75) AS "p75", percentile("value", 95) AS "p95"',
+        measurement: METRICS.transactionDuration,
+        where: `${RUN} AND "transaction" = '${transaction}'`,
+      }),
     ],
   });
 }
@@ -121,7 +121,7 @@ const summary = [
       title: 'Virtual users',
       description: 'Highest number of concurrent virtual users (simulated circulation desk staff) in the run.',
       unit: 'none',
-      targets: [influxql('A', `SELECT max("value") FROM "vus" WHERE ${RUN} AND $timeFilter`)],
+      targets: [influxql('A', `SELECT max("value") FROM "${METRICS.vus}" WHERE ${RUN} AND $timeFilter`)],
     }),
     3,
     4,
@@ -137,14 +137,7 @@ const overTime = [
       description: 'Completed transactions per second, per transaction type.',
       unit: 'ops',
       min: 0,
-      targets: [
-        influxql(
-          'A',
-          `SELECT count("value") * 1000 / $__interval_ms FROM "${METRICS.transactionDuration}" WHERE ${RUN} AND $timeFilter ` +
-            `GROUP BY time($__interval), "transaction" fill(none)`,
-          { alias: '$tag_transaction' },
-        ),
-      ],
+      targets: [seriesTarget('A', { select: 'count("value") * 1000 / $__interval_ms', measurement: METRICS.transactionDuration, where: RUN, by: 'transaction' })],
     }),
     8,
     8,
@@ -157,18 +150,8 @@ const overTime = [
       unit: 'percent',
       min: 0,
       targets: [
-        influxql(
-          'A',
-          `SELECT mean("value") * 100 FROM "${METRICS.transactionFailed}" WHERE ${RUN} AND $timeFilter ` +
-            `GROUP BY time($__interval), "transaction" fill(none)`,
-          { alias: 'failed $tag_transaction' },
-        ),
-        influxql(
-          'B',
-          `SELECT mean("value") * 100 FROM "${METRICS.httpFailed}" WHERE ${RUN} AND $timeFilter ` +
-            `GROUP BY time($__interval) fill(none)`,
-          { alias: 'failed requests' },
-        ),
+        seriesTarget('A', { select: 'mean("value") * 100', measurement: METRICS.transactionFailed, where: RUN, by: 'transaction', alias: 'failed $tag_transaction' }),
+        seriesTarget('B', { select: 'mean("value") * 100', measurement: METRICS.httpFailed, where: RUN, alias: 'failed requests' }),
       ],
     }),
     8,
@@ -180,11 +163,7 @@ const overTime = [
       description: 'Concurrent virtual users; a knee in response time should be read against this.',
       unit: 'none',
       min: 0,
-      targets: [
-        influxql('A', `SELECT max("value") FROM "vus" WHERE ${RUN} AND $timeFilter GROUP BY time($__interval) fill(none)`, {
-          alias: 'VUs',
-        }),
-      ],
+      targets: [seriesTarget('A', { select: 'max("value")', measurement: METRICS.vus, where: RUN, alias: 'VUs' })],
     }),
     8,
     8,
@@ -193,27 +172,23 @@ const overTime = [
 
 const apis = [
   [
-    tablePanel({
+    statsTable({
       title: 'Response time by API',
       description:
         `Every API call of the run (k6 tag \`name\`: method + templated path), over the whole run. The p75 ` +
         `cell turns red above ${SLOW_API_P75_MS} ms, the release reports' "slow API" line.`,
       unit: 'ms',
-      targets: [
-        influxql(
-          'A',
-          `SELECT count("value") AS "count", percentile("value", 50) AS "p50", percentile("value", 75) AS "p75", ` +
-            `percentile("value", 95) AS "p95", max("value") AS "max" FROM "${METRICS.httpDuration}" ` +
-            `WHERE ${RUN} AND $timeFilter GROUP BY "name"`,
-          { format: 'table' },
-        ),
-      ],
+      fields:
+        'count("value") AS "count", percentile("value", 50) AS "p50", percentile("value", 75) AS "p75", ' +
+        'percentile("value", 95) AS "p95", max("value") AS "max"',
+      measurement: METRICS.httpDuration,
+      where: RUN,
+      by: ['name'],
       overrides: [
         { name: 'count', properties: [{ id: 'unit', value: 'none' }] },
         { name: 'p75', properties: highlightAbove(SLOW_API_P75_MS) },
         { name: 'name', properties: [{ id: 'displayName', value: 'API' }] },
       ],
-      transformations: [{ id: 'organize', options: { excludeByName: { Time: true } } }],
       sortBy: [{ displayName: 'p75', desc: true }],
     }),
     24,
@@ -226,38 +201,26 @@ const apis = [
       unit: 'reqps',
       min: 0,
       legendCalcs: ['mean', 'max'],
-      targets: [
-        influxql(
-          'A',
-          `SELECT sum("value") * 1000 / $__interval_ms FROM "${METRICS.httpReqs}" WHERE ${RUN} AND $timeFilter ` +
-            `GROUP BY time($__interval), "name" fill(none)`,
-          { alias: '$tag_name' },
-        ),
-      ],
+      targets: [seriesTarget('A', { select: 'sum("value") * 1000 / $__interval_ms', measurement: METRICS.httpReqs, where: RUN, by: 'name' })],
     }),
     12,
     9,
   ],
   [
-    tablePanel({
+    statsTable({
       title: 'Errors by status and API',
       description:
         'Requests, failed requests and failure share per API and HTTP status over the run (status 0: no ' +
         'response, e.g. a timeout or refused connection).',
       unit: 'none',
-      targets: [
-        influxql(
-          'A',
-          `SELECT count("value") AS "requests", sum("value") AS "failed", mean("value") * 100 AS "failed %" ` +
-            `FROM "${METRICS.httpFailed}" WHERE ${RUN} AND $timeFilter GROUP BY "name", "status"`,
-          { format: 'table' },
-        ),
-      ],
+      fields: 'count("value") AS "requests", sum("value") AS "failed", mean("value") * 100 AS "failed %"',
+      measurement: METRICS.httpFailed,
+      where: RUN,
+      by: ['name', 'status'],
       overrides: [
         { name: 'failed %', properties: [{ id: 'unit', value: 'percent' }, ...highlightAbove(0.000001)] },
         { name: 'name', properties: [{ id: 'displayName', value: 'API' }] },
       ],
-      transformations: [{ id: 'organize', options: { excludeByName: { Time: true } } }],
       sortBy: [{ displayName: 'failed', desc: true }],
     }),
     12,
@@ -277,13 +240,7 @@ const resources = [
       unit: 'percent',
       min: 0,
       legendCalcs: ['mean', 'max'],
-      targets: [
-        influxql(
-          'A',
-          `SELECT mean("cpu_percent") FROM "module_stats" WHERE $timeFilter GROUP BY time($__interval), "module" fill(none)`,
-          { alias: '$tag_module' },
-        ),
-      ],
+      targets: [seriesTarget('A', { select: 'mean("cpu_percent")', measurement: 'module_stats', by: 'module' })],
     }),
     12,
     9,
@@ -297,34 +254,22 @@ const resources = [
       unit: 'bytes',
       min: 0,
       legendCalcs: ['mean', 'max'],
-      targets: [
-        influxql(
-          'A',
-          `SELECT mean("mem_rss_bytes") FROM "module_stats" WHERE $timeFilter GROUP BY time($__interval), "module" fill(none)`,
-          { alias: '$tag_module' },
-        ),
-      ],
+      targets: [seriesTarget('A', { select: 'mean("mem_rss_bytes")', measurement: 'module_stats', by: 'module' })],
     }),
     12,
     9,
   ],
   [
-    tablePanel({
+    statsTable({
       title: 'Module CPU and memory over the time range',
       description:
         'Average and peak CPU (100 % = one core) and average RSS per module over the selected time range, ' +
         'the numbers of the release reports\' module CPU table.',
       unit: 'percent',
-      targets: [
-        influxql(
-          'A',
-          `SELECT mean("cpu_percent") AS "CPU avg", max("cpu_percent") AS "CPU max", ` +
-            `mean("mem_rss_bytes") AS "RSS avg" FROM "module_stats" WHERE $timeFilter GROUP BY "module"`,
-          { format: 'table' },
-        ),
-      ],
+      fields: 'mean("cpu_percent") AS "CPU avg", max("cpu_percent") AS "CPU max", mean("mem_rss_bytes") AS "RSS avg"',
+      measurement: 'module_stats',
+      by: ['module'],
       overrides: [{ name: 'RSS avg', properties: [{ id: 'unit', value: 'bytes' }] }],
-      transformations: [{ id: 'organize', options: { excludeByName: { Time: true } } }],
       sortBy: [{ displayName: 'CPU avg', desc: true }],
     }),
     8,
@@ -336,14 +281,7 @@ const resources = [
       description: 'Backends connected to each database (Telegraf postgresql input, `numbackends`).',
       unit: 'none',
       min: 0,
-      targets: [
-        influxql(
-          'A',
-          `SELECT mean("numbackends") FROM "postgresql" WHERE "db" !~ /^template/ AND $timeFilter ` +
-            `GROUP BY time($__interval), "db" fill(none)`,
-          { alias: '$tag_db' },
-        ),
-      ],
+      targets: [seriesTarget('A', { select: 'mean("numbackends")', measurement: 'postgresql', where: '"db" !~ /^template/', by: 'db' })],
     }),
     8,
     9,
@@ -354,14 +292,7 @@ const resources = [
       description: 'Committed transactions per second per database (rate of the `xact_commit` counter).',
       unit: 'ops',
       min: 0,
-      targets: [
-        influxql(
-          'A',
-          `SELECT non_negative_derivative(max("xact_commit"), 1s) FROM "postgresql" WHERE "db" !~ /^template/ ` +
-            `AND $timeFilter GROUP BY time($__interval), "db" fill(none)`,
-          { alias: '$tag_db' },
-        ),
-      ],
+      targets: [seriesTarget('A', { select: 'non_negative_derivative(max("xact_commit"), 1s)', measurement: 'postgresql', where: '"db" !~ /^template/', by: 'db' })],
     }),
     8,
     9,

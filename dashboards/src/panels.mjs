@@ -131,6 +131,34 @@ export function tablePanel(opts) {
   return b;
 }
 
+// ---- the two query shapes every dashboard repeats ---------------------------
+
+const whereTime = (where) => `WHERE ${where ? `${where} AND ` : ''}$timeFilter`;
+
+/**
+ * A target of one series per interval (and per value of the `by` tag):
+ * SELECT select FROM measurement WHERE [where AND] $timeFilter GROUP BY time($__interval)[, by] fill(none).
+ * Grafana names a series by `alias`, by default the tag's value.
+ */
+export function seriesTarget(refId, { select, measurement, where, by, alias = by ? `$tag_${by}` : undefined }) {
+  const group = `GROUP BY time($__interval)${by ? `, "${by}"` : ''} fill(none)`;
+  return influxql(refId, `SELECT ${select} FROM "${measurement}" ${whereTime(where)} ${group}`, { alias });
+}
+
+/**
+ * A table of statistics over the whole time range, one row per combination of the `by` tags (an
+ * API, a template and phase, a module): the release reports' per-API and per-template tables.
+ * `fields` are the SELECT list; `overrides` and `sortBy` as tablePanel's; the Time column is hidden.
+ */
+export function statsTable({ fields, measurement, where, by, ...opts }) {
+  const groupBy = by.map((t) => `"${t}"`).join(', ');
+  return tablePanel({
+    ...opts,
+    targets: [influxql('A', `SELECT ${fields} FROM "${measurement}" ${whereTime(where)} GROUP BY ${groupBy}`, { format: 'table' })],
+    transformations: [{ id: 'organize', options: { excludeByName: { Time: true } } }],
+  });
+}
+
 /** Table cell override: colour the cell red when the value passes `limit`. */
 export function highlightAbove(limit) {
   return [

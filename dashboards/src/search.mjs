@@ -2,7 +2,7 @@
 // mod-search report looked at it — response time per query group and per
 // template, throughput, errors, the background reindex of the other tenant,
 // and mod-search's and OpenSearch's CPU and memory side by side.
-import { SEARCH_SLOW_MS } from '../../lib/metrics.js';
+import { METRICS, SEARCH_SLOW_MS } from '../../lib/metrics.js';
 import * as dashboard from '@grafana/grafana-foundation-sdk/dashboard';
 import {
   DATASOURCE,
@@ -10,12 +10,15 @@ import {
   highlightAbove,
   influxql,
   layout,
+  seriesTarget,
   runFilter,
   statPanel,
-  tablePanel,
+  statsTable,
   thresholds,
   timeseriesPanel,
 } from './panels.mjs';
+
+const { httpDuration, httpFailed, reindexDuration, reindexRunning, vus } = METRICS;
 
 export const UID = 'folio-mod-search';
 export const FILE = 'folio-mod-search.json';
@@ -33,7 +36,7 @@ const SEARCH_MODULES = `"module" =~ /^(mod-search|opensearch)$/`;
 
 /** Release labels of search runs (all by default), narrowing the run list. */
 function searchReleaseVariable() {
-  const query = `SHOW TAG VALUES FROM "http_req_duration" WITH KEY = "release" WHERE "workflow" = 'search'`;
+  const query = `SHOW TAG VALUES FROM "${httpDuration}" WITH KEY = "release" WHERE "workflow" = 'search'`;
   return new dashboard.QueryVariableBuilder('release')
     .label('Release')
     .description('Release label of the system under test (k6 tag `release`); narrows the run list.')
@@ -50,7 +53,7 @@ function searchReleaseVariable() {
 /** Runs of the search workflow, newest first, narrowed by release. */
 function searchRunVariable() {
   const query =
-    `SHOW TAG VALUES FROM "http_req_duration" WITH KEY = "testid" ` +
+    `SHOW TAG VALUES FROM "${httpDuration}" WITH KEY = "testid" ` +
     `WHERE "workflow" = 'search' AND "release" =~ /^$release$/`;
   return new dashboard.QueryVariableBuilder('testid')
     .label('Run')
@@ -66,7 +69,7 @@ function searchRunVariable() {
 
 /** The query groups of the selected run (all by default). */
 function groupVariable() {
-  const query = `SHOW TAG VALUES FROM "http_req_duration" WITH KEY = "group" WHERE ${RUN}`;
+  const query = `SHOW TAG VALUES FROM "${httpDuration}" WITH KEY = "group" WHERE ${RUN}`;
   return new dashboard.QueryVariableBuilder('group')
     .label('Group')
     .description('Query group of the mod-search report (k6 tag `group`: authority, boolean, contributors, filter, keyword, subjects, title).')
@@ -89,7 +92,7 @@ const summary = [
         'run rather than per interval.',
       unit: 'ms',
       thresholds: thresholds('green', [SLOW_MS, 'red']),
-      targets: [influxql('A', `SELECT percentile("value", 95) FROM "http_req_duration" WHERE ${SEARCH} AND $timeFilter`)],
+      targets: [influxql('A', `SELECT percentile("value", 95) FROM "${httpDuration}" WHERE ${SEARCH} AND $timeFilter`)],
     }),
     4,
     4,
@@ -105,7 +108,7 @@ const summary = [
       targets: [
         influxql(
           'A',
-          `SELECT mean("tps") FROM (SELECT count("value") AS "tps" FROM "http_req_duration" ` +
+          `SELECT mean("tps") FROM (SELECT count("value") AS "tps" FROM "${httpDuration}" ` +
             `WHERE ${SEARCH} AND $timeFilter GROUP BY time(1s) fill(none))`,
         ),
       ],
@@ -119,7 +122,7 @@ const summary = [
       description: `Search requests that took longer than ${SLOW_MS} ms (the mod-search report's slow-request count).`,
       unit: 'none',
       targets: [
-        influxql('A', `SELECT count("value") FROM "http_req_duration" WHERE ${SEARCH} AND "value" > ${SLOW_MS} AND $timeFilter`),
+        influxql('A', `SELECT count("value") FROM "${httpDuration}" WHERE ${SEARCH} AND "value" > ${SLOW_MS} AND $timeFilter`),
       ],
       // InfluxQL returns no series, not 0, when no request was that slow.
     }).noValue('0'),
@@ -133,7 +136,7 @@ const summary = [
       unit: 'percent',
       decimals: 2,
       thresholds: thresholds('green', [1, 'red']),
-      targets: [influxql('A', `SELECT mean("value") * 100 FROM "http_req_failed" WHERE ${SEARCH} AND $timeFilter`)],
+      targets: [influxql('A', `SELECT mean("value") * 100 FROM "${httpFailed}" WHERE ${SEARCH} AND $timeFilter`)],
     }),
     4,
     4,
@@ -145,7 +148,7 @@ const summary = [
         'How long the background reindex of the other tenant took (k6 Trend `reindex_duration`, one sample ' +
         'when it ends, whatever its outcome). Empty when the run had no reindex phase.',
       unit: 'ms',
-      targets: [influxql('A', `SELECT max("value") FROM "reindex_duration" WHERE ${RUN} AND $timeFilter`)],
+      targets: [influxql('A', `SELECT max("value") FROM "${reindexDuration}" WHERE ${RUN} AND $timeFilter`)],
     }),
     4,
     4,
@@ -155,7 +158,7 @@ const summary = [
       title: 'Virtual users',
       description: 'Highest number of concurrent virtual users searching in the run.',
       unit: 'none',
-      targets: [influxql('A', `SELECT max("value") FROM "vus" WHERE ${RUN} AND $timeFilter`)],
+      targets: [influxql('A', `SELECT max("value") FROM "${vus}" WHERE ${RUN} AND $timeFilter`)],
     }),
     4,
     4,
@@ -172,14 +175,7 @@ const overTime = [
       unit: 'ms',
       min: 0,
       legendCalcs: ['mean', 'max'],
-      targets: [
-        influxql(
-          'A',
-          `SELECT percentile("value", 95) FROM "http_req_duration" WHERE ${SEARCH} AND $timeFilter ` +
-            `GROUP BY time($__interval), "group" fill(none)`,
-          { alias: '$tag_group' },
-        ),
-      ],
+      targets: [seriesTarget('A', { select: 'percentile("value", 95)', measurement: httpDuration, where: SEARCH, by: 'group' })],
     }),
     12,
     8,
@@ -191,14 +187,7 @@ const overTime = [
       unit: 'reqps',
       min: 0,
       legendCalcs: ['mean'],
-      targets: [
-        influxql(
-          'A',
-          `SELECT count("value") * 1000 / $__interval_ms FROM "http_req_duration" WHERE ${SEARCH} AND $timeFilter ` +
-            `GROUP BY time($__interval), "group" fill(none)`,
-          { alias: '$tag_group' },
-        ),
-      ],
+      targets: [seriesTarget('A', { select: 'count("value") * 1000 / $__interval_ms', measurement: httpDuration, where: SEARCH, by: 'group' })],
     }),
     12,
     8,
@@ -213,14 +202,7 @@ const overTime = [
       unit: 'none',
       min: 0,
       fillOpacity: 30,
-      targets: [
-        influxql(
-          'A',
-          `SELECT max("value") FROM "reindex_running" WHERE ${RUN} AND $timeFilter ` +
-            `GROUP BY time($__interval), "tenant" fill(none)`,
-          { alias: 'reindex $tag_tenant' },
-        ),
-      ],
+      targets: [seriesTarget('A', { select: 'max("value")', measurement: reindexRunning, where: RUN, by: 'tenant', alias: 'reindex $tag_tenant' })],
     }),
     12,
     6,
@@ -231,86 +213,68 @@ const overTime = [
       description: 'Failed search requests per interval, per query group. Should stay at 0.',
       unit: 'percent',
       min: 0,
-      targets: [
-        influxql(
-          'A',
-          `SELECT mean("value") * 100 FROM "http_req_failed" WHERE ${SEARCH} AND $timeFilter ` +
-            `GROUP BY time($__interval), "group" fill(none)`,
-          { alias: 'failed $tag_group' },
-        ),
-      ],
+      targets: [seriesTarget('A', { select: 'mean("value") * 100', measurement: httpFailed, where: SEARCH, by: 'group', alias: 'failed $tag_group' })],
     }),
     12,
     6,
   ],
 ];
 
+// count, average and p95 per pair of tags over the whole run
+const COUNT_AVG_P95 = 'count("value") AS "total", mean("value") AS "avg", percentile("value", 95) AS "p95"';
+
 const templates = [
   [
-    tablePanel({
+    statsTable({
       title: 'Response time by template',
       description:
         'Every search template of the run (k6 tag `name`: the report\'s label) per phase (baseline, or under ' +
         `the other tenant's reindex), over the whole run: the report's per-template table. p95 turns red above ${SLOW_MS} ms.`,
       unit: 'ms',
-      targets: [
-        influxql(
-          'A',
-          `SELECT count("value") AS "total", min("value") AS "min", percentile("value", 50) AS "p50", ` +
-            `percentile("value", 75) AS "p75", percentile("value", 95) AS "p95", percentile("value", 99) AS "p99", ` +
-            `max("value") AS "max", mean("value") AS "avg" FROM "http_req_duration" ` +
-            `WHERE ${SEARCH} AND $timeFilter GROUP BY "name", "phase"`,
-          { format: 'table' },
-        ),
-      ],
+      fields:
+        `count("value") AS "total", min("value") AS "min", percentile("value", 50) AS "p50", ` +
+        `percentile("value", 75) AS "p75", percentile("value", 95) AS "p95", percentile("value", 99) AS "p99", ` +
+        `max("value") AS "max", mean("value") AS "avg"`,
+      measurement: httpDuration,
+      where: SEARCH,
+      by: ['name', 'phase'],
       overrides: [
         { name: 'total', properties: [{ id: 'unit', value: 'none' }] },
         { name: 'p95', properties: highlightAbove(SLOW_MS) },
         { name: 'name', properties: [{ id: 'displayName', value: 'template' }] },
       ],
-      transformations: [{ id: 'organize', options: { excludeByName: { Time: true } } }],
       sortBy: [{ displayName: 'p95', desc: true }],
     }),
     24,
     12,
   ],
   [
-    tablePanel({
+    statsTable({
       title: 'Average by kind and phase',
       description:
         'Average and p95 per query kind (regular, wildcard `w*`, wildcard prefix `*w`/`*w*`) in each phase: ' +
         'the report\'s wildcard and wildcard-prefix group averages, and the baseline vs under-reindex comparison.',
       unit: 'ms',
-      targets: [
-        influxql(
-          'A',
-          `SELECT count("value") AS "total", mean("value") AS "avg", percentile("value", 95) AS "p95" ` +
-            `FROM "http_req_duration" WHERE ${SEARCH} AND $timeFilter GROUP BY "kind", "phase"`,
-          { format: 'table' },
-        ),
-      ],
+      fields: COUNT_AVG_P95,
+      measurement: httpDuration,
+      where: SEARCH,
+      by: ['kind', 'phase'],
       overrides: [{ name: 'total', properties: [{ id: 'unit', value: 'none' }] }],
-      transformations: [{ id: 'organize', options: { excludeByName: { Time: true } } }],
       sortBy: [{ displayName: 'kind', desc: false }],
     }),
     12,
     7,
   ],
   [
-    tablePanel({
+    statsTable({
       title: 'By group and phase',
       description: 'Requests, average and p95 per query group in each phase, over the whole run.',
       unit: 'ms',
-      targets: [
-        influxql(
-          'A',
-          `SELECT count("value") AS "total", mean("value") AS "avg", percentile("value", 95) AS "p95" ` +
-            `FROM "http_req_duration" WHERE ${SEARCH} AND $timeFilter GROUP BY "group", "phase"`,
-          { format: 'table' },
-        ),
-      ],
+      fields: COUNT_AVG_P95,
+      measurement: httpDuration,
+      where: SEARCH,
+      by: ['group', 'phase'],
       overrides: [{ name: 'total', properties: [{ id: 'unit', value: 'none' }] }],
-      transformations: [{ id: 'organize', options: { excludeByName: { Time: true } } }],
       sortBy: [{ displayName: 'group', desc: false }],
     }),
     12,
@@ -330,14 +294,7 @@ const resources = [
       unit: 'percent',
       min: 0,
       legendCalcs: ['mean', 'max'],
-      targets: [
-        influxql(
-          'A',
-          `SELECT mean("cpu_percent") FROM "module_stats" WHERE ${SEARCH_MODULES} AND $timeFilter ` +
-            `GROUP BY time($__interval), "module" fill(none)`,
-          { alias: '$tag_module' },
-        ),
-      ],
+      targets: [seriesTarget('A', { select: 'mean("cpu_percent")', measurement: 'module_stats', where: SEARCH_MODULES, by: 'module' })],
     }),
     12,
     8,
@@ -351,14 +308,7 @@ const resources = [
       unit: 'bytes',
       min: 0,
       legendCalcs: ['mean', 'max'],
-      targets: [
-        influxql(
-          'A',
-          `SELECT mean("mem_rss_bytes") FROM "module_stats" WHERE ${SEARCH_MODULES} AND $timeFilter ` +
-            `GROUP BY time($__interval), "module" fill(none)`,
-          { alias: '$tag_module' },
-        ),
-      ],
+      targets: [seriesTarget('A', { select: 'mean("mem_rss_bytes")', measurement: 'module_stats', where: SEARCH_MODULES, by: 'module' })],
     }),
     12,
     8,
@@ -373,18 +323,8 @@ const resources = [
       min: 0,
       legendCalcs: ['mean', 'max'],
       targets: [
-        influxql(
-          'A',
-          `SELECT non_negative_derivative(max("indexing_index_total"), 1s) FROM "opensearch" WHERE $timeFilter ` +
-            `GROUP BY time($__interval) fill(none)`,
-          { alias: 'documents indexed/s' },
-        ),
-        influxql(
-          'B',
-          `SELECT non_negative_derivative(max("search_query_total"), 1s) FROM "opensearch" WHERE $timeFilter ` +
-            `GROUP BY time($__interval) fill(none)`,
-          { alias: 'search queries/s' },
-        ),
+        seriesTarget('A', { select: 'non_negative_derivative(max("indexing_index_total"), 1s)', measurement: 'opensearch', alias: 'documents indexed/s' }),
+        seriesTarget('B', { select: 'non_negative_derivative(max("search_query_total"), 1s)', measurement: 'opensearch', alias: 'search queries/s' }),
       ],
     }),
     12,
@@ -396,11 +336,7 @@ const resources = [
       description: 'Documents held by the OpenSearch node across its indexes (all tenants), from `opensearch.docs_count`.',
       unit: 'none',
       min: 0,
-      targets: [
-        influxql('A', `SELECT last("docs_count") FROM "opensearch" WHERE $timeFilter GROUP BY time($__interval) fill(none)`, {
-          alias: 'documents',
-        }),
-      ],
+      targets: [seriesTarget('A', { select: 'last("docs_count")', measurement: 'opensearch', alias: 'documents' })],
     }),
     12,
     8,

@@ -245,9 +245,13 @@ export function cicoWorkflow(run, read) {
     const { cut, settleMs } = teardownSettleMs({ scenarios: run.profile.scenarios, elapsedMs: t0 - Date.parse(data.startedAt), inFlightMs });
     const budgetMs = Math.max(30000, (durationMs(env.TEARDOWN_TIMEOUT || '10m') || 600000) - 30000);
     const deadline = t0 + Math.min(budgetMs, settleMs + 120000);
+    // The second-Ctrl-C hint only where someone may press it: a load cut short (Ctrl-C, an abort)
+    // keeps teardown looking for TEARDOWN_SETTLE; after a run that ended on its own it takes 2 s.
     console.log(
-      `folio-perf: teardown: checking in what the run left checked out${cut ? `; the load was cut short, so it looks again for ${Math.round(settleMs / 1000)} s (TEARDOWN_SETTLE) for requests the server finishes late` : ''}. ` +
-        `A second Ctrl-C stops k6 at once and leaves them checked out: then ${RECOVERY}`,
+      cut
+        ? `folio-perf: teardown: checking in what the run left checked out; the load was cut short, so it looks again for ${Math.round(settleMs / 1000)} s (TEARDOWN_SETTLE) for requests the server finishes late. ` +
+            `A second Ctrl-C stops k6 at once and leaves them checked out: then ${RECOVERY}`
+        : 'folio-perf: teardown: checking in what the run left checked out.',
     );
     const session = new Session(cfg);
     const cause = session.login();

@@ -57,6 +57,23 @@ export function run(cmd, args, { env: extra = {}, timeoutMs = 120_000, cwd = rep
   return { status: r.status, stdout: r.stdout, stderr: r.stderr };
 }
 
+// folioPerf runs `node tools/folio-perf.mjs ARGS` (report, compare, ...) against the stack's
+// InfluxDB; extra adds or overrides environment variables.
+export function folioPerf(args, extra = {}) {
+  return run('node', [join(repo, 'tools', 'folio-perf.mjs'), ...args], { env: { FP_INFLUX_URL: env('FP_INFLUX_URL'), ...extra }, timeoutMs: 60_000 });
+}
+
+// sql runs one statement through psql on the stack's database (FP_PG_DSN; the password through
+// the environment) and returns the first column of its rows, one per line; an error throws.
+export function sql(statement) {
+  const u = new URL(env('FP_PG_DSN'));
+  const r = run('psql', ['-X', '-q', '-t', '-A', '-v', 'ON_ERROR_STOP=1', '-h', u.hostname, '-p', u.port, '-U', u.username, '-d', u.pathname.slice(1), '-c', statement], {
+    env: { PGPASSWORD: decodeURIComponent(u.password) },
+  });
+  if (r.status !== 0) throw new Error(`psql: ${r.stderr.trim()}`);
+  return r.stdout.trim();
+}
+
 // runAsync is run without blocking the event loop, for a command that talks to
 // a server in this same test process. env is the child's whole environment.
 export function runAsync(cmd, args, { env: childEnv, timeoutMs = 60_000, cwd = repo } = {}) {

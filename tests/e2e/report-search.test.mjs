@@ -7,7 +7,7 @@ import { test, before } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { repo, env, influxQuery, run, mdTable } from './helpers.mjs';
+import { repo, env, influxQuery, run, mdTable, folioPerf } from './helpers.mjs';
 
 const testid = `e2e-report-search-${Date.now()}`;
 const dir = join(repo, 'results', testid);
@@ -25,7 +25,7 @@ before(async () => {
   });
   assert.equal(r.status, 0, r.stdout + r.stderr);
   summary = JSON.parse(readFileSync(join(dir, 'summary.json'), 'utf8'));
-  const rep = run('node', [join(repo, 'tools', 'folio-perf.mjs'), 'report', testid], { env: { FP_INFLUX_URL: env('FP_INFLUX_URL') }, timeoutMs: 60_000 });
+  const rep = folioPerf(['report', testid]);
   assert.equal(rep.status, 0, rep.stdout + rep.stderr);
   md = readFileSync(join(dir, 'report.md'), 'utf8');
 });

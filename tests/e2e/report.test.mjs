@@ -9,11 +9,10 @@ import { existsSync, mkdirSync, readFileSync, readdirSync, rmSync, statSync, wri
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { spawn } from 'node:child_process';
-import { repo, env, influxQuery, run, waitFor, mdTable } from './helpers.mjs';
+import { repo, env, influxQuery, run, waitFor, mdTable, folioPerf as cli } from './helpers.mjs';
 
 const testid = `e2e-report-${Date.now()}`;
 const dir = join(repo, 'results', testid);
-const cli = (args, extra = {}) => run('node', [join(repo, 'tools', 'folio-perf.mjs'), ...args], { env: { FP_INFLUX_URL: env('FP_INFLUX_URL'), ...extra }, timeoutMs: 60_000 });
 let summary;
 let md;
 
@@ -159,12 +158,56 @@ test('compare of the run with itself: every row within noise', () => {
   rmSync(join(repo, 'results', `compare-${testid}-vs-${testid}`), { recursive: true, force: true });
 });
 
+// A lotus run beside the fast one: lotus adds service time (check-in about 0.6 s, check-out about
+// 1 s) where fast has none, so every response-time row of the comparison has B slower than A by
+// far more than the gate's tolerance and slack, and the two POSTs are slow APIs only under lotus.
+test('compare of a fast and a lotus run: lotus regressed on every response-time row; swapped, improved', () => {
+  const lotus = `${testid}-lotus`;
+  const r = run(join(repo, 'tools', 'run.sh'), [], {
+    env: { PROFILE: 'smoke', VUS: '1,2', DURATION: '20s', MINIFOLIO_PROFILE: 'lotus', TESTID: lotus },
+    timeoutMs: 300_000,
+  });
+  assert.equal(r.status, 0, r.stdout + r.stderr);
+  const table = (a, b, caption) => {
+    const c = cli(['compare', a, b]);
+    assert.equal(c.status, 0, c.stdout + c.stderr);
+    return mdTable(readFileSync(join(repo, 'results', `compare-${a}-vs-${b}`, 'report.md'), 'utf8'), caption).rows;
+  };
+  try {
+    const rows = table(testid, lotus, 'Response times');
+    assert.equal(rows.length, 16, 'users 1 and 2 x check-in/check-out x avg/p50/p75/p95');
+    for (const [label, a, b, delta, times, v] of rows) {
+      assert.ok(Number(b) > Number(a), `${label}: lotus ${b} s > fast ${a} s`);
+      assert.match(delta, /^\+\d/, `${label}: Δ % positive`);
+      assert.ok(Number(times.replace(/x$/, '')) < 1, `${label}: times better ${times} < 1`);
+      assert.equal(v, 'regressed', label);
+    }
+    // the POSTs: slow only under lotus, so their rows are there and regressed
+    const slow = table(testid, lotus, 'APIs slow');
+    for (const api of ['POST /circulation/check-out-by-barcode', 'POST /circulation/check-in-by-barcode']) {
+      const row = slow.find((x) => x[0].startsWith(api));
+      assert.ok(row, `${api} in the slow-API comparison: ${JSON.stringify(slow)}`);
+      assert.equal(row[5], 'regressed', row.join(' | '));
+    }
+    // B the faster run: the same rows the other way round
+    const back = table(lotus, testid, 'Response times');
+    for (const [label, , , delta, times, v] of back) {
+      assert.match(delta, /^-\d/, `${label}: Δ % negative`);
+      assert.ok(Number(times.replace(/x$/, '')) > 1, `${label}: times better ${times} > 1`);
+      assert.equal(v, 'improved', label);
+    }
+  } finally {
+    for (const d of [lotus, `compare-${testid}-vs-${lotus}`, `compare-${lotus}-vs-${testid}`]) rmSync(join(repo, 'results', d), { recursive: true, force: true });
+  }
+});
+
 test('a run interrupted with SIGINT in its first step: the report says so and reports that step', async () => {
   const id = `${testid}-sigint`;
   const child = spawn(join(repo, 'tools', 'run.sh'), [], {
     cwd: repo,
     detached: true, // own process group: the signal reaches run.sh and k6 as Ctrl-C would
-    env: { ...process.env, PROFILE: 'smoke', VUS: '1,2', DURATION: '30s', MINIFOLIO_PROFILE: 'fast', TESTID: id },
+    // a short TEARDOWN_SETTLE: what is tested is the report of the steps that ran, not teardown
+    env: { ...process.env, PROFILE: 'smoke', VUS: '1,2', DURATION: '30s', MINIFOLIO_PROFILE: 'fast', TESTID: id, TEARDOWN_SETTLE: '5s' },
     stdio: 'ignore',
   });
   const exited = new Promise((resolve) => child.on('exit', (code) => resolve(code)));

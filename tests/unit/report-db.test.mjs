@@ -3,7 +3,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { diffStatements, topStatements, normaliseQuery, diffCounts, lineTime, countWithoutIndex } from '../../tools/report/db-statements.mjs';
-import { periods, memoryTrend, LEAK_RULE, describeLeakRule } from '../../tools/report/longevity.mjs';
+import { periods, memoryTrend, moduleTrends, judgedWindow, LEAK_RULE, describeLeakRule } from '../../tools/report/longevity.mjs';
 import { linearFit } from '../../tools/report/stats.mjs';
 import { databaseSection } from '../../tools/report/sections-db.mjs';
 import { longevitySection } from '../../tools/report/sections-longevity.mjs';
@@ -118,8 +118,9 @@ test('databaseSection and longevitySection build their tables, and say what is m
   const l = longevitySection(lon, mods);
   assert.deepEqual(l.blocks[0].rows, [['check-in', '0.100', '0.200', '0.200', '0.400', '0.300', '0.600', '+200.0%']]);
   assert.match(l.blocks[0].caption, /shorter than 3 hours/);
-  assert.equal(l.blocks[1].rows[0][6], 'leak');
+  assert.equal(l.blocks[1].rows[0][7], 'leak');
   assert.equal(l.blocks[1].rows[0][5], '+60.0'); // second half: the same 1 MiB a minute
+  assert.equal(l.blocks[1].rows[0][6], '+8.6%'); // 9 MiB over the window on an average of 104.5
   assert.match(l.blocks[2].text, /mod-x leaks/);
 });
 
@@ -130,14 +131,51 @@ test('the leak verdict of a stepped run is judged over its longest step: growth 
   // load, no leak), sampled every 10 s.
   const steps = [1, 5, 8, 20].map((vus, i) => ({ vus, fromMs: i * 300_000, toMs: (i + 1) * 300_000 - 1 }));
   const stepped = Array.from({ length: 120 }, (_, i) => [i * 10_000, (100 + 20 * Math.floor(i / 30)) * MiB]);
-  // The same steps, but within each step RSS climbs 1 MiB a minute and never levels off: a leak.
-  const leaking = stepped.map(([t, v]) => [t, v + (t / 60_000) * MiB]);
+  // The same steps, but within each step RSS climbs 3 MiB a minute and never levels off: a leak
+  // (12 MiB over the judged 4 minutes, 7 % of the average).
+  const leaking = stepped.map(([t, v]) => [t, v + 3 * (t / 60_000) * MiB]);
   const mods = [{ module: 'mod-stepped', mem: stepped }, { module: 'mod-leaking', mem: leaking }];
   const whole = longevitySection(lon, mods);
-  const verdict = (sec, m) => sec.blocks[1].rows.find((r) => r[0] === m)[6];
+  const verdict = (sec, m) => sec.blocks[1].rows.find((r) => r[0] === m)[7];
   assert.equal(verdict(whole, 'mod-stepped'), 'leak', 'over the whole stepped run, the step jumps look like a leak');
   const judged = longevitySection(lon, mods, 'transaction', undefined, steps);
   assert.equal(verdict(judged, 'mod-stepped'), 'no leak');
   assert.equal(verdict(judged, 'mod-leaking'), 'leak');
   assert.match(judged.blocks[1].caption, /longest constant-load step/);
+});
+
+test('a short window: a creep above 5 %/h but within 5 % of the average over the window is no leak', () => {
+  const MiB = 1048576;
+  const min = 60_000;
+  // 10 minutes sampled every 5 s: 31 MiB creeping 3 MiB/h (9.7 %/h, 1.6 % over the window), as the
+  // Go modules of a 13-minute fast run did after warming up; and the same plus a 256-byte-per-request
+  // leak at 100 requests/s (about 88 MiB/h).
+  const creep = Array.from({ length: 121 }, (_, i) => [i * 5000, 31 * MiB + ((3 * MiB) / 60) * (i / 12) + (i % 3) * 20000]);
+  const leak = creep.map(([t, v]) => [t, v + ((88 * MiB) / 60) * (t / min)]);
+  const c = memoryTrend(creep);
+  assert.ok(c.growthPct > LEAK_RULE.growthPctPerHour && c.r2 >= LEAK_RULE.minR2, `${c.growthPct} %/h, R² ${c.r2}`);
+  assert.ok(c.windowGrowthPct < LEAK_RULE.windowGrowthPct, `${c.windowGrowthPct} % over the window`);
+  assert.equal(c.verdict, 'no leak');
+  const l = memoryTrend(leak);
+  assert.ok(l.windowGrowthPct > 20, `${l.windowGrowthPct}`);
+  assert.equal(l.verdict, 'leak');
+});
+
+test('moduleTrends: one step is judged without its first fifth; postgres and influxdb are not judged', () => {
+  const MiB = 1048576;
+  // one 5-minute step: a warm-up climb of 30 MiB in the first 40 s, flat afterwards
+  const step = { vus: 2, phase: null, fromMs: 0, toMs: 300_000 };
+  const warm = Array.from({ length: 61 }, (_, i) => [i * 5000, (i * 5000 < 40_000 ? 10 + (30 * i * 5000) / 40_000 : 40) * MiB]);
+  const steady = warm.map(([t]) => [t, (100 + t / 10_000) * MiB]); // +0.1 MiB every 10 s: 36 MiB/h
+  const mods = [{ module: 'mod-a', mem: warm }, { module: 'postgres', mem: steady }, { module: 'influxdb', mem: steady }, { module: 'mod-b', mem: steady }];
+  const v = Object.fromEntries(moduleTrends(mods, [step]).map((t) => [t.module, t.verdict]));
+  assert.deepEqual(v, { 'mod-a': 'no leak', postgres: 'not judged', influxdb: 'not judged', 'mod-b': 'leak' });
+  assert.deepEqual(judgedWindow([step]), { fromMs: 60_000, toMs: 300_000, label: '2 users' });
+  assert.equal(judgedWindow([]), null);
+  // the warm-up is left out: mod-a is flat over the judged window
+  assert.equal(moduleTrends(mods, [step]).find((t) => t.module === 'mod-a').growthPerHour, 0);
+  // a window too short for any verdict stays "too short", judged or not
+  const short = { vus: 2, phase: null, fromMs: 0, toMs: 120_000 };
+  assert.ok(moduleTrends(mods, [short]).every((t) => t.verdict === 'too short'));
+  assert.match(describeLeakRule(), /postgres is not judged/);
 });

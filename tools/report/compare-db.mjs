@@ -3,7 +3,7 @@
 import { f1, f2, s3, mib, signedPct, factor, plural, int } from './format.mjs';
 import { deltaPct, timesBetter, verdict } from './stats.mjs';
 import { normaliseQuery } from './db-statements.mjs';
-import { memoryTrend } from './longevity.mjs';
+import { moduleTrends } from './longevity.mjs';
 
 export const STATEMENT_SLACK_MS = 1;
 
@@ -70,7 +70,8 @@ export function compareLongevity(dA, dB, rule) {
     }
   }
   const kinds = [dA.longevity?.kind, dB.longevity?.kind];
-  const trend = (d) => new Map((d.modules || []).map((m) => [m.module, memoryTrend(m.mem)]));
+  // each run's verdict as its own report gives it: over its own judged window
+  const trend = (d) => new Map(moduleTrends(d.modules, d.steps).map((t) => [t.module, t]));
   const ta = trend(dA);
   const tb = trend(dB);
   const mods = [...new Set([...ta.keys(), ...tb.keys()])].sort();
@@ -79,7 +80,7 @@ export function compareLongevity(dA, dB, rule) {
     {
       type: 'table',
       id: 'cmp-longevity-memory',
-      caption: 'Module RSS growth over the whole run (MiB/h, least squares) and the leak verdict of each run',
+      caption: 'Module RSS growth over each run\'s judged window (its longest step without the first fifth; MiB/h, least squares) and the leak verdict of each run',
       columns: [{ label: 'Module', wrap: true }, { label: 'A MiB/h', align: 'r' }, { label: 'B MiB/h', align: 'r' }, { label: 'A verdict' }, { label: 'B verdict' }],
       rows: mods.map((m) => [m, mib(ta.get(m)?.growthPerHour), mib(tb.get(m)?.growthPerHour), ta.get(m)?.verdict || '-', tb.get(m)?.verdict || '-']),
       empty: 'No module_stats for either run.',

@@ -1,7 +1,7 @@
 // The longevity section: response time per period of the run per transaction or template group,
 // and each module's RSS trend over the whole run with the leak verdict (rule in longevity.mjs). Pure.
 import { s3, f2, mib, signedPct } from './format.mjs';
-import { memoryTrend, describeLeakRule, LEAK_RULE } from './longevity.mjs';
+import { moduleTrends, judgedWindow, describeLeakRule, LEAK_RULE } from './longevity.mjs';
 
 const signedMib = (v) => (v === null || v === undefined ? '-' : `${v >= 0 ? '+' : ''}${mib(v)}`);
 
@@ -22,12 +22,9 @@ export function longevitySection(longevity, modules, what = 'transaction', rule 
     return [n, ...cells.flatMap((c) => [s3(c?.avg / 1000), s3(c?.p95 / 1000)]), signedPct(change)];
   });
   const kindNote = longevity.kind === 'hours' ? 'first hour, middle, last hour' : 'the run is shorter than 3 hours: first, middle and last third of it';
-  // A leak is growth under a constant load: a run that steps its user count up (demo, ptf) grows
-  // every process's memory with each step (more connections, buffers, caches). The verdict is
-  // judged over the longest step alone, without its first fifth (the new load warming up).
+  // The verdict is judged over the longest step without its first fifth (longevity.mjs).
   const w = judgedWindow(steps);
-  const judged = (mem) => (w ? mem.filter(([t]) => t >= w.fromMs && t <= w.toMs) : mem);
-  const trends = modules.map((m) => ({ module: m.module, ...memoryTrend(judged(m.mem), rule) })).sort((a, b) => (b.growthPct ?? -Infinity) - (a.growthPct ?? -Infinity) || a.module.localeCompare(b.module));
+  const trends = moduleTrends(modules, steps, rule).sort((a, b) => (b.growthPct ?? -Infinity) - (a.growthPct ?? -Infinity) || a.module.localeCompare(b.module));
   const leaks = trends.filter((t) => t.verdict === 'leak').map((t) => t.module);
   return {
     id: 'longevity',
@@ -46,8 +43,8 @@ export function longevitySection(longevity, modules, what = 'transaction', rule 
         type: 'table',
         id: 'longevity-memory',
         caption: `Module memory (RSS) trend ${w ? `over the longest constant-load step (${w.label}, its first fifth left out)` : 'over the whole run'}; rule: ${describeLeakRule(rule)}`,
-        columns: [{ label: 'Module' }, { label: 'RSS avg MiB', align: 'r' }, { label: 'Growth MiB/h', align: 'r' }, { label: 'Growth %/h', align: 'r' }, { label: 'R²', align: 'r' }, { label: '2nd half MiB/h', align: 'r' }, { label: 'Verdict' }],
-        rows: trends.map((t) => [t.module, mib(t.mean), signedMib(t.growthPerHour), signedPct(t.growthPct), f2(t.r2), signedMib(t.lateGrowthPerHour), t.verdict]),
+        columns: [{ label: 'Module' }, { label: 'RSS avg MiB', align: 'r' }, { label: 'Growth MiB/h', align: 'r' }, { label: 'Growth %/h', align: 'r' }, { label: 'R²', align: 'r' }, { label: '2nd half MiB/h', align: 'r' }, { label: 'Growth in window', align: 'r' }, { label: 'Verdict' }],
+        rows: trends.map((t) => [t.module, mib(t.mean), signedMib(t.growthPerHour), signedPct(t.growthPct), f2(t.r2), signedMib(t.lateGrowthPerHour), signedPct(t.windowGrowthPct), t.verdict]),
         empty: 'No module_stats in InfluxDB for the run\'s window.',
         source: `InfluxDB: moduleOverTime (least squares of RSS over ${w ? 'that step' : 'the run'})`,
       },
@@ -56,16 +53,8 @@ export function longevitySection(longevity, modules, what = 'transaction', rule 
   };
 }
 
-/** The window the leak verdict is judged over: with several steps, the longest one (the last of equally long ones: the highest load) minus its first fifth. */
-export function judgedWindow(steps) {
-  if (!Array.isArray(steps) || steps.length < 2) return null;
-  const longest = steps.reduce((a, b) => (b.toMs - b.fromMs >= a.toMs - a.fromMs ? b : a));
-  const len = longest.toMs - longest.fromMs;
-  return { fromMs: longest.fromMs + len / 5, toMs: longest.toMs, label: `${longest.vus} users${longest.phase ? `, ${longest.phase}` : ''}` };
-}
-
 function leakText(leaks, trends, rule) {
   if (leaks.length) return `Leak verdict: ${leaks.join(', ')} ${leaks.length === 1 ? 'leaks' : 'leak'} memory by the rule above.`;
-  if (trends.length && trends.every((t) => t.verdict === 'too short')) return `Leak verdict: none given; the judged window is shorter than ${rule.minSpanMin} minutes.`;
+  if (trends.length && trends.every((t) => t.verdict === 'too short' || t.verdict === 'not judged')) return `Leak verdict: none given; the judged window is shorter than ${rule.minSpanMin} minutes.`;
   return 'Leak verdict: no module leaks memory by the rule above.';
 }
