@@ -16,6 +16,7 @@ import {
   statsTable,
   thresholds,
   timeseriesPanel,
+  vusQuery,
 } from './panels.mjs';
 
 export const UID = 'folio-cico';
@@ -121,7 +122,7 @@ const summary = [
       title: 'Virtual users',
       description: 'Highest number of concurrent virtual users (simulated circulation desk staff) in the run.',
       unit: 'none',
-      targets: [influxql('A', `SELECT max("value") FROM "${METRICS.vus}" WHERE ${RUN} AND $timeFilter`)],
+      targets: [influxql('A', vusQuery(RUN))],
     }),
     3,
     4,
@@ -163,7 +164,7 @@ const overTime = [
       description: 'Concurrent virtual users; a knee in response time should be read against this.',
       unit: 'none',
       min: 0,
-      targets: [seriesTarget('A', { select: 'max("value")', measurement: METRICS.vus, where: RUN, alias: 'VUs' })],
+      targets: [influxql('A', vusQuery(RUN, { series: true }), { alias: 'VUs' })],
     }),
     8,
     8,

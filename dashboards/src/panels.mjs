@@ -146,6 +146,16 @@ export function seriesTarget(refId, { select, measurement, where, by, alias = by
 }
 
 /**
+ * Virtual users of a run split over several k6 runners (RUNNERS=N, k6-operator pods): each runner
+ * writes its own `vus` with its `instance` tag, so the run's count is the sum of the runners'
+ * (a plain max would show one runner's share). A run without runners has one empty instance.
+ */
+export function vusQuery(where, { series = false } = {}) {
+  const inner = `SELECT max("value") AS "value" FROM "${METRICS.vus}" ${whereTime(where)} GROUP BY ${series ? 'time($__interval), ' : ''}"instance"`;
+  return `SELECT sum("value") FROM (${inner})${series ? ' GROUP BY time($__interval) fill(none)' : ''}`;
+}
+
+/**
  * A table of statistics over the whole time range, one row per combination of the `by` tags (an
  * API, a template and phase, a module): the release reports' per-API and per-template tables.
  * `fields` are the SELECT list; `overrides` and `sortBy` as tablePanel's; the Time column is hidden.

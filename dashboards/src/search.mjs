@@ -16,9 +16,10 @@ import {
   statsTable,
   thresholds,
   timeseriesPanel,
+  vusQuery,
 } from './panels.mjs';
 
-const { httpDuration, httpFailed, reindexDuration, reindexRunning, vus } = METRICS;
+const { httpDuration, httpFailed, reindexDuration, reindexRunning } = METRICS;
 
 export const UID = 'folio-mod-search';
 export const FILE = 'folio-mod-search.json';
@@ -158,7 +159,7 @@ const summary = [
       title: 'Virtual users',
       description: 'Highest number of concurrent virtual users searching in the run.',
       unit: 'none',
-      targets: [influxql('A', `SELECT max("value") FROM "${vus}" WHERE ${RUN} AND $timeFilter`)],
+      targets: [influxql('A', vusQuery(RUN))],
     }),
     4,
     4,

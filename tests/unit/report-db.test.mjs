@@ -122,6 +122,14 @@ test('databaseSection and longevitySection build their tables, and say what is m
   assert.equal(l.blocks[1].rows[0][5], '+60.0'); // second half: the same 1 MiB a minute
   assert.equal(l.blocks[1].rows[0][6], '+8.6%'); // 9 MiB over the window on an average of 104.5
   assert.match(l.blocks[2].text, /mod-x leaks/);
+
+  // Only processes the rule does not judge (a real FOLIO whose modules this Telegraf cannot see):
+  // no verdict, and not for a short window; with a short window, that reason.
+  const dbOnly = longevitySection(lon, [{ module: 'postgres', mem: mods[0].mem }, { module: 'influxdb', mem: mods[0].mem }]);
+  assert.match(dbOnly.blocks[2].text, /none given; no FOLIO module/);
+  const short = longevitySection(lon, [{ module: 'mod-x', mem: mods[0].mem.slice(0, 2) }, { module: 'postgres', mem: mods[0].mem }]);
+  assert.equal(short.blocks[1].rows.find((r) => r[0] === 'mod-x')[7], 'too short');
+  assert.match(short.blocks[2].text, /shorter than 2 minutes/);
 });
 
 test('the leak verdict of a stepped run is judged over its longest step: growth from stepping the load up is no leak', () => {

@@ -53,3 +53,28 @@ test('checks add up by group and name; the merged data gives the tables as one r
   assert.equal(data.state.testRunDurationMs, 31000);
   assert.deepEqual(responseTimeTable(data), [{ vus: 4, 'check-out': { count: 80, avg: 0.2, p50: 0.15, p75: 0.25, p95: 0.64 } }]);
 });
+
+test("the runners' VUs add up; another gauge keeps its extremes", async () => {
+  const vus = await mergeMetric('vus', [{ type: 'gauge', values: { min: 1, max: 5, value: 5 } }, { type: 'gauge', values: { min: 1, max: 5, value: 4 } }], 20, noTrend);
+  assert.deepEqual(vus.values, { min: 2, max: 10, value: 9 });
+  const vm = await mergeMetric('vus_max', [{ type: 'gauge', values: { min: 5, max: 5, value: 5 } }, { type: 'gauge', values: { min: 5, max: 5, value: 5 } }], 20, noTrend);
+  assert.equal(vm.values.max, 10);
+  const g = await mergeMetric('reindex_running', [{ type: 'gauge', values: { min: 0, max: 1, value: 0 } }, { type: 'gauge', values: { min: 0, max: 0, value: 0 } }], 20, noTrend);
+  assert.deepEqual(g.values, { min: 0, max: 1, value: 0 });
+});
+
+test("runnerSummaries: only runners 1..N, and a cut-off summary is one line naming the file", async () => {
+  const { mkdtempSync, mkdirSync, writeFileSync } = await import('node:fs');
+  const { join } = await import('node:path');
+  const { tmpdir } = await import('node:os');
+  const { runnerSummaries } = await import('../../tools/verdict/merge-summary.mjs');
+  const dir = mkdtempSync(join(tmpdir(), 'fp-merge-'));
+  for (const i of [1, 2, 3]) {
+    mkdirSync(join(dir, 'runners', String(i)), { recursive: true });
+    writeFileSync(join(dir, 'runners', String(i), 'summary.json'), JSON.stringify({ n: i }));
+  }
+  assert.deepEqual(runnerSummaries(dir, 2).map((r) => r.instance), ['1', '2'], 'runner 3 of an earlier run with the same testid is left out');
+  assert.equal(runnerSummaries(dir).length, 3);
+  writeFileSync(join(dir, 'runners', '2', 'summary.json'), '{"k6": {"metr');
+  assert.throws(() => runnerSummaries(dir, 2), (e) => e.name === 'ReportError' && /runners\/2\/summary\.json is not JSON.*fix: /.test(e.message));
+});

@@ -55,6 +55,9 @@ export function longevitySection(longevity, modules, what = 'transaction', rule 
 
 function leakText(leaks, trends, rule) {
   if (leaks.length) return `Leak verdict: ${leaks.join(', ')} ${leaks.length === 1 ? 'leaks' : 'leak'} memory by the rule above.`;
-  if (trends.length && trends.every((t) => t.verdict === 'too short' || t.verdict === 'not judged')) return `Leak verdict: none given; the judged window is shorter than ${rule.minSpanMin} minutes.`;
+  const judged = trends.filter((t) => t.verdict !== 'not judged');
+  // Only postgres/influxdb seen (e.g. a real FOLIO whose modules this Telegraf does not watch).
+  if (trends.length && judged.length === 0) return 'Leak verdict: none given; no FOLIO module\'s memory was collected (only processes the rule does not judge).';
+  if (judged.length && judged.every((t) => t.verdict === 'too short')) return `Leak verdict: none given; the judged window is shorter than ${rule.minSpanMin} minutes.`;
   return 'Leak verdict: no module leaks memory by the rule above.';
 }

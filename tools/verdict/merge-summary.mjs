@@ -43,6 +43,9 @@ export function mergeGroups(groups) {
   return out;
 }
 
+// k6's gauges of a runner's share of the load, which add up over the runners.
+const ADDITIVE_GAUGES = new Set(['vus', 'vus_max']);
+
 /**
  * The merged metric of one key from the runners' metrics (handleSummary's shape: {type, contains,
  * values, thresholds}). trend(key, stats) gives a Trend's values over the union of samples.
@@ -58,6 +61,10 @@ export async function mergeMetric(key, ms, durationS, trend) {
     values.fails = ms.reduce((a, m) => a + (m.values.fails || 0), 0);
     const n = values.passes + values.fails;
     values.rate = n ? values.passes / n : 0;
+  } else if (first.type === 'gauge' && ADDITIVE_GAUGES.has(key)) {
+    // Each runner counts only its own VUs: the run's are their sum (each runner's min, max and
+    // last are near-simultaneous, as all runners follow one plan).
+    for (const s of ['min', 'max', 'value']) values[s] = ms.reduce((a, m) => a + (m.values[s] || 0), 0);
   } else if (first.type === 'gauge') {
     values.min = Math.min(...ms.map((m) => m.values.min));
     values.max = Math.max(...ms.map((m) => m.values.max));
@@ -102,19 +109,29 @@ export async function mergeData(summaries, trend) {
   };
 }
 
-export function runnerSummaries(resultsDir) {
+// The runners' summaries: runners/1 … runners/N (with N given, only those: a testid reused with
+// fewer runners leaves the earlier run's higher-numbered directories behind).
+export function runnerSummaries(resultsDir, runners = null) {
   const dir = join(resultsDir, 'runners');
   if (!existsSync(dir)) throw new ReportError(`${dir} does not exist: the run was not split over runners; fix: make run RUNNERS=N`);
   const out = [];
-  for (const d of readdirSync(dir).sort((a, b) => Number(a) - Number(b) || a.localeCompare(b))) {
+  const names = runners ? Array.from({ length: runners }, (_, i) => String(i + 1)) : readdirSync(dir).sort((a, b) => Number(a) - Number(b) || a.localeCompare(b));
+  for (const d of names) {
     const f = join(dir, d, 'summary.json');
-    if (existsSync(f)) out.push({ instance: d, summary: JSON.parse(readFileSync(f, 'utf8')) });
+    if (!existsSync(f)) continue;
+    let summary;
+    try {
+      summary = JSON.parse(readFileSync(f, 'utf8'));
+    } catch (e) {
+      throw new ReportError(`${f} is not JSON (${e.message}): that runner was stopped while writing it; fix: read ${join(dir, d)}/k6.log, then run again`);
+    }
+    out.push({ instance: d, summary });
   }
   return out;
 }
 
 export async function mergeSummaries(testid, { influxUrl, resultsDir = join(ROOT, 'results', testid), runners = null }) {
-  const found = runnerSummaries(resultsDir);
+  const found = runnerSummaries(resultsDir, runners);
   if (found.length === 0) throw new ReportError(`no runner of ${testid} wrote a summary (${resultsDir}/runners/*/summary.json); fix: read the runners' k6.log files`);
   const summaries = found.map((f) => f.summary);
   const influx = influxClient(influxUrl);

@@ -15,8 +15,11 @@ var errHits = errors.New("OpenSearch's search answer is not valid JSON")
 // answer of 100 instances is tens of KB, and decoding it (even into
 // json.RawMessage, which still validates and copies every byte) was the
 // largest share of mod-search's CPU per search. Keys other than those are
-// skipped; malformed or truncated input is an error, never a panic
-// (FuzzAppendHits).
+// skipped. Truncated input, unbalanced brackets or strings, and a structure
+// around the sources that is not the filtered answer's are errors, never a
+// panic (FuzzAppendHits); the inside of a _source is not validated (a value
+// such as {"a":1 "b":2} is copied as it came), because checking every byte is
+// the cost this avoids and OpenSearch writes its stored _source as valid JSON.
 func appendHits(out, b []byte, key string) ([]byte, error) {
 	s := &hitScanner{b: b}
 	total := 0
@@ -204,7 +207,8 @@ func (s *hitScanner) array(elem func() error) error {
 }
 
 // skip moves s.i past one value. Objects and arrays are skipped by counting
-// brackets outside strings, which is what makes copying a _source cheap.
+// brackets outside strings, which is what makes copying a _source cheap: a
+// missing comma or colon inside them goes unnoticed (see appendHits).
 func (s *hitScanner) skip() error {
 	switch c := s.peek(); c {
 	case 0, '}', ']', ',', ':':
