@@ -1,0 +1,156 @@
+#!/usr/bin/env node
+// `make bench-gate`: the regression gate's false-alarm rate and power, measured (not a test: the
+// figures depend on the machine and its load).
+//
+// Short CICO runs (tools/run.sh, PROFILE=smoke: 1 user, no think time) on minifolio `fast` and on
+// the slowdown profiles fast-checkout-plus10/25/50 (check-out's POST answers 10/25/50 % later),
+// interleaved (fast, plus10, plus25, plus50, fast, ...) so that the machine's slow swings hit every
+// profile alike. Then every baseline of BENCH_GATE_K fast runs (each subset of the fast runs) is
+// compared, by the verdict's own code, with
+//   A/A: every fast run not in that baseline (a regressed verdict there is a false alarm),
+//   A/B: every run of each slowdown profile (regressed there is a detection).
+// The comparisons reuse runs, so they are not independent: a rate from them is an estimate with a
+// wider error than its count suggests (the number of distinct runs is the honest sample size).
+//
+// Environment: BENCH_GATE_DURATION (default 120s per run), BENCH_GATE_FAST (fast runs, default 6),
+// BENCH_GATE_SLOW (runs per slowdown profile, default 3), BENCH_GATE_K (baseline runs, default 3),
+// BENCH_GATE_ALPHA (the gate's false-alarm rate, default 0.05), BENCH_GATE_RUNS=<runs.json> to
+// analyse the runs of an earlier bench again without running anything. Needs the stack
+// (FP_INFLUX_URL) and bin/k6, bin/minifolio. Writes results/bench-gate-<time>/{runs.json,bench-gate.md}.
+import { spawnSync } from 'node:child_process';
+import { mkdirSync, readFileSync, writeFileSync, existsSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import os from 'node:os';
+import { influxClient } from './report/influx.mjs';
+import { readRunSamples, buildBaseline, txKey, apiKey } from './verdict/baseline-format.mjs';
+import { compareRun } from './verdict/baseline.mjs';
+
+const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..');
+const env = (k, d) => process.env[k] || d;
+const DURATION = env('BENCH_GATE_DURATION', '120s');
+const N_FAST = Number(env('BENCH_GATE_FAST', '6'));
+const N_SLOW = Number(env('BENCH_GATE_SLOW', '3'));
+const K = Number(env('BENCH_GATE_K', '3'));
+const ALPHA = Number(env('BENCH_GATE_ALPHA', '0.05'));
+const SLOW = ['fast-checkout-plus10', 'fast-checkout-plus25', 'fast-checkout-plus50'];
+const stamp = new Date().toISOString().replace(/[-:]/g, '').replace(/\.\d+Z$/, 'Z');
+
+function die(msg) {
+  process.stderr.write(`bench-gate: ${msg}\n`);
+  process.exit(1);
+}
+if (!process.env.FP_INFLUX_URL) die('FP_INFLUX_URL is not set; fix: source tools/test-env.sh (or tools/defaults.sh) and start the stack (stack/stack.sh up)');
+if (!(K >= 2 && N_FAST > K)) die(`BENCH_GATE_K=${K} with BENCH_GATE_FAST=${N_FAST}: a baseline needs 2 or more runs and a held-out fast run; fix: BENCH_GATE_FAST > BENCH_GATE_K >= 2`);
+
+function oneRun(profile, i) {
+  const testid = `bench-gate-${profile}-${i}-${stamp}`;
+  const t0 = Date.now();
+  // Bounded: the run's own length plus setup and teardown, at most 10 minutes.
+  const r = spawnSync(join(ROOT, 'tools', 'run.sh'), [], {
+    cwd: ROOT,
+    env: { ...process.env, PROFILE: 'smoke', DURATION, MINIFOLIO_PROFILE: profile, TESTID: testid, K6_AUTO_EXTENSION_RESOLUTION: 'false' },
+    encoding: 'utf8',
+    timeout: 600_000,
+  });
+  const secs = ((Date.now() - t0) / 1000).toFixed(0);
+  if (r.status !== 0) die(`run ${testid} exited ${r.status ?? r.signal} after ${secs}s: ${(r.stderr || r.stdout || '').trim().split('\n').slice(-3).join(' | ')}`);
+  process.stdout.write(`  ${testid}: ${secs}s\n`);
+  const meta = JSON.parse(readFileSync(join(ROOT, 'results', testid, 'summary.json'), 'utf8')).meta;
+  return { profile, testid, meta };
+}
+
+let runs;
+let outDir;
+if (process.env.BENCH_GATE_RUNS) {
+  runs = JSON.parse(readFileSync(process.env.BENCH_GATE_RUNS, 'utf8')).runs;
+  outDir = dirname(process.env.BENCH_GATE_RUNS);
+} else {
+  outDir = join(ROOT, 'results', `bench-gate-${stamp}`);
+  mkdirSync(outDir, { recursive: true });
+  const order = [];
+  for (let i = 0; i < Math.max(N_FAST, N_SLOW); i++) {
+    if (i < N_FAST) order.push(['fast', i]);
+    for (const p of SLOW) if (i < N_SLOW) order.push([p, i]);
+  }
+  console.log(`bench-gate: ${order.length} runs of ${DURATION} (PROFILE=smoke: 1 user, no think time), interleaved; runs in ${outDir}`);
+  runs = [];
+  for (const [p, i] of order) {
+    runs.push(oneRun(p, i));
+    writeFileSync(join(outDir, 'runs.json'), JSON.stringify({ duration: DURATION, runs }, null, 1));
+  }
+}
+
+const client = influxClient(process.env.FP_INFLUX_URL);
+for (const r of runs) r.samples = await readRunSamples(client, r.testid);
+let slowApis = [];
+try {
+  slowApis = Object.keys(JSON.parse(readFileSync(join(ROOT, 'thresholds.json'), 'utf8')).workflows.cico.apis || {});
+} catch {
+  // transactions only
+}
+
+function* subsets(xs, k, start = 0, acc = []) {
+  if (acc.length === k) {
+    yield acc.slice();
+    return;
+  }
+  for (let i = start; i < xs.length; i++) {
+    acc.push(xs[i]);
+    yield* subsets(xs, k, i + 1, acc);
+    acc.pop();
+  }
+}
+
+const fast = runs.filter((r) => r.profile === 'fast');
+const CO_TX = txKey('check-out');
+const CO_API = apiKey('POST /circulation/check-out-by-barcode');
+const tally = {}; // arm -> {n, gate, [metric]: {regressed, deltas}}
+const count = (arm, rows) => {
+  const t = (tally[arm] ||= { n: 0, gate: 0, metrics: {} });
+  t.n++;
+  if (rows.some((r) => r.verdict === 'regressed')) t.gate++;
+  for (const r of rows) {
+    const m = (t.metrics[r.metric] ||= { regressed: 0, inconclusive: 0, deltas: [] });
+    if (r.verdict === 'regressed') m.regressed++;
+    if (r.verdict === 'inconclusive') m.inconclusive++;
+    if (r.deltaPct !== null) m.deltas.push(r.deltaPct);
+  }
+};
+let baselines = 0;
+for (const sub of subsets(fast, K)) {
+  baselines++;
+  const base = buildBaseline(sub.map((r) => ({ meta: r.meta, samples: r.samples })), { slowApis });
+  for (const r of fast) if (!sub.includes(r)) count('fast (A/A)', compareRun(base, r.samples, { alpha: ALPHA }));
+  for (const p of SLOW) for (const r of runs.filter((x) => x.profile === p)) count(`${p} (A/B)`, compareRun(base, r.samples, { alpha: ALPHA }));
+}
+
+const median = (xs) => {
+  const s = [...xs].sort((a, b) => a - b);
+  return s.length ? s[Math.floor(s.length / 2)] : null;
+};
+const pctStr = (x, n) => `${((100 * x) / n).toFixed(0)} % (${x}/${n})`;
+const fmt = (v) => (v === null ? '–' : `${v >= 0 ? '+' : ''}${v.toFixed(1)} %`);
+const load = os.loadavg().map((l) => l.toFixed(1)).join(' ');
+const lines = [
+  `# make bench-gate, ${new Date().toISOString().slice(0, 16).replace('T', ' ')} UTC`,
+  '',
+  `Machine: ${os.cpus().length} × ${os.cpus()[0]?.model?.trim() || 'CPU'}, ${(os.totalmem() / 2 ** 30).toFixed(0)} GiB, ${os.hostname()}; load average at the end ${load} (shared with other engineers' test runs).`,
+  `Runs: ${runs.length} CICO runs of ${DURATION} each (1 user, no think time): ${fast.length} fast, ${SLOW.map((p) => `${runs.filter((r) => r.profile === p).length} ${p}`).join(', ')}, interleaved.`,
+  `Comparisons: each of the ${baselines} baselines of ${K} fast runs against every held-out fast run (A/A) and every slowdown run (A/B), the gate's false-alarm rate alpha = ${ALPHA} split over the ${Object.keys(buildBaseline(fast.slice(0, K).map((r) => ({ meta: r.meta, samples: r.samples })), { slowApis }).metrics).length} judged metrics.`,
+  'The comparisons reuse runs, so they are **not independent**: the honest sample size is the number of distinct runs, and the rates below are estimates with a wider error than their counts suggest.',
+  '',
+  '| comparison | comparisons | gate fails (any metric regressed) | check-out POST p95 regressed | check-out transaction p95 regressed | median Δ check-out POST p95 | median Δ check-out transaction p95 |',
+  '|---|---|---|---|---|---|---|',
+];
+for (const [arm, t] of Object.entries(tally)) {
+  const api = t.metrics[CO_API] || { regressed: 0, deltas: [] };
+  const tx = t.metrics[CO_TX] || { regressed: 0, deltas: [] };
+  lines.push(`| ${arm} | ${t.n} | ${pctStr(t.gate, t.n)} | ${pctStr(api.regressed, t.n)} | ${pctStr(tx.regressed, t.n)} | ${fmt(median(api.deltas))} | ${fmt(median(tx.deltas))} |`);
+}
+lines.push('', 'A/A rows: the false-alarm rate (target ≤ 5 %). A/B rows: the power at that slowdown of the check-out POST (target ≥ 90 % at +25 %); the check-out transaction slows by less, since the POST is a part of it (its median Δ says by how much).', '');
+const md = `${lines.join('\n')}\n`;
+writeFileSync(join(outDir, 'bench-gate.md'), md);
+process.stdout.write(md);
+console.log(`written: ${join(outDir, 'bench-gate.md')}`);
+if (!existsSync(join(outDir, 'runs.json'))) writeFileSync(join(outDir, 'runs.json'), JSON.stringify({ duration: DURATION, runs: runs.map(({ samples, ...r }) => r) }, null, 1));

@@ -1,0 +1,87 @@
+// The verdict's baseline check: the run's p95 per transaction and slow API, from every sample of
+// the testid in InfluxDB, against format-2 baselines (tools/verdict/baseline-format.mjs), by the
+// method of tools/verdict/method.mjs. The gate's false-alarm rate (alpha, default 5 %) is split
+// evenly over the metrics judged, so a run of the baseline's own system fails the gate at most
+// that often.
+import { readFileSync, existsSync } from 'node:fs';
+import { join } from 'node:path';
+import { influxClient } from '../report/influx.mjs';
+import { ReportError } from '../report/errors.mjs';
+import { readRunSamples, validateBaseline2, mergeBaselines, txKey, apiKey, STAT } from './baseline-format.mjs';
+import { runQuantileStats } from './stats.mjs';
+import { judge, pooledSpread, DEFAULTS } from './method.mjs';
+
+function readBaseline(file) {
+  let text;
+  try {
+    text = readFileSync(file, 'utf8');
+  } catch {
+    throw new ReportError(`baseline ${file} cannot be read; fix: give a file written by \`folio-perf baseline <testid> <testid> ...\``);
+  }
+  let doc;
+  try {
+    doc = JSON.parse(text);
+  } catch (e) {
+    throw new ReportError(`${file} is not JSON (${e.message}); fix: record it again with \`folio-perf baseline <testid> <testid> ...\``);
+  }
+  return validateBaseline2(doc, file);
+}
+
+// The candidate's own description: its summary.json when this machine ran it, else InfluxDB's tags.
+async function candidateMeta(client, testid, resultsDir) {
+  const path = join(resultsDir, testid, 'summary.json');
+  if (existsSync(path)) {
+    try {
+      const m = JSON.parse(readFileSync(path, 'utf8')).meta;
+      if (m && m.workflow) return m;
+    } catch {
+      // a broken summary: fall back to the samples' tags
+    }
+  }
+  const series = await client.query(`SHOW TAG VALUES FROM "transaction_duration" WITH KEY = "workflow" WHERE "testid" = '${testid.replace(/'/g, "\\'")}'`, 'candidate workflow');
+  const wf = series[0]?.values?.[0]?.[1];
+  return wf ? { workflow: wf } : null;
+}
+
+/**
+ * The baseline rows for testid. opts: { influxUrl, baselineFiles, alpha, minSamples, resultsDir }.
+ * [] when no baseline file is given.
+ */
+export async function rows(testid, opts = {}) {
+  const files = opts.baselineFiles || [];
+  if (files.length === 0) return [];
+  const alpha = opts.alpha ?? DEFAULTS.alpha;
+  if (!(alpha > 0 && alpha < 0.5)) throw new ReportError(`alpha ${alpha} is not a false-alarm rate in (0, 0.5); fix: e.g. --alpha 0.05`);
+  const minSamples = opts.minSamples ?? DEFAULTS.minSamples;
+  const base = mergeBaselines(files.map(readBaseline), files);
+  const client = influxClient(opts.influxUrl);
+  const meta = await candidateMeta(client, testid, opts.resultsDir || 'results');
+  if (!meta) throw new ReportError(`InfluxDB at ${client.url} has no transaction samples of ${testid}; fix: give the test id of a finished run and the InfluxDB it wrote to (--influx)`);
+  if (meta.workflow !== base.workflow) throw new ReportError(`${testid} is a ${meta.workflow} run, the baseline ${files[0]} is of workflow ${base.workflow}; fix: give a baseline recorded from ${meta.workflow} runs`);
+  if (meta.profile && base.profile && meta.profile !== base.profile) throw new ReportError(`${testid} ran PROFILE=${meta.profile}, the baseline PROFILE=${base.profile}; fix: run the candidate with PROFILE=${base.profile} or record a baseline of ${meta.profile} runs`);
+  if (meta.think && base.think && meta.think !== base.think) throw new ReportError(`${testid} ran THINK=${meta.think}, the baseline THINK=${base.think}; fix: run the candidate with THINK=${base.think}`);
+
+  return compareRun(base, await readRunSamples(client, testid), { alpha, minSamples });
+}
+
+/**
+ * The rows of one candidate's samples (readRunSamples' shape) against a format-2 baseline document:
+ * pure, so make bench-gate judges its stored runs exactly as the verdict does.
+ */
+export function compareRun(base, samples, { alpha = DEFAULTS.alpha, minSamples = DEFAULTS.minSamples } = {}) {
+  const keys = Object.keys(base.metrics);
+  const spread = pooledSpread(Object.fromEntries(keys.map((k) => [k, base.metrics[k].runs])), { minSamples });
+  const perMetricAlpha = alpha / keys.length;
+  const out = [];
+  for (const key of keys) {
+    const tx = /^transaction_duration\{transaction:(.*)\}$/.exec(key);
+    const api = /^http_req_duration\{name:(.*)\}$/.exec(key);
+    const xs = tx ? samples.transactions[tx[1]] : api ? samples.apis[api[1]] : undefined;
+    const candidate = xs && xs.length > 0 ? runQuantileStats(xs, 0.95) : null;
+    const v = judge({ runs: base.metrics[key].runs, candidate, spread, alpha: perMetricAlpha, minSamples });
+    out.push({ check: 'baseline', metric: key, stat: STAT, baseline: v.baseline, candidate: v.candidate, deltaPct: v.deltaPct, interval: v.interval, verdict: v.verdict, note: v.note });
+  }
+  return out;
+}
+
+export { txKey, apiKey };
