@@ -18,7 +18,7 @@
 // analyse the runs of an earlier bench again without running anything. Needs the stack
 // (FP_INFLUX_URL) and bin/k6, bin/minifolio. Writes results/bench-gate-<time>/{runs.json,bench-gate.md}.
 import { spawnSync } from 'node:child_process';
-import { mkdirSync, readFileSync, writeFileSync, existsSync } from 'node:fs';
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import os from 'node:os';
@@ -82,13 +82,17 @@ if (process.env.BENCH_GATE_RUNS) {
 }
 
 const client = influxClient(process.env.FP_INFLUX_URL);
-for (const r of runs) r.samples = await readRunSamples(client, r.testid);
 let slowApis = [];
 try {
   slowApis = Object.keys(JSON.parse(readFileSync(join(ROOT, 'thresholds.json'), 'utf8')).workflows.cico.apis || {});
 } catch {
   // transactions only
 }
+const runSeconds = Number(String(runs[0].meta.stepDuration || DURATION).replace(/s$/, '')) || 120;
+// What shorter runs would have given: the same runs cut to their first WINDOWS seconds.
+const WINDOWS = [...new Set([45, 60, runSeconds].filter((w) => w <= runSeconds))];
+const samplesByWindow = {};
+for (const w of WINDOWS) samplesByWindow[w] = await Promise.all(runs.map((r) => readRunSamples(client, r.testid, { windowSeconds: w === runSeconds ? null : w })));
 
 function* subsets(xs, k, start = 0, acc = []) {
   if (acc.length === k) {
@@ -102,27 +106,34 @@ function* subsets(xs, k, start = 0, acc = []) {
   }
 }
 
-const fast = runs.filter((r) => r.profile === 'fast');
 const CO_TX = txKey('check-out');
 const CO_API = apiKey('POST /circulation/check-out-by-barcode');
-const tally = {}; // arm -> {n, gate, [metric]: {regressed, deltas}}
-const count = (arm, rows) => {
-  const t = (tally[arm] ||= { n: 0, gate: 0, metrics: {} });
-  t.n++;
-  if (rows.some((r) => r.verdict === 'regressed')) t.gate++;
-  for (const r of rows) {
-    const m = (t.metrics[r.metric] ||= { regressed: 0, inconclusive: 0, deltas: [] });
-    if (r.verdict === 'regressed') m.regressed++;
-    if (r.verdict === 'inconclusive') m.inconclusive++;
-    if (r.deltaPct !== null) m.deltas.push(r.deltaPct);
+const fastIdx = runs.map((r, i) => (r.profile === 'fast' ? i : -1)).filter((i) => i >= 0);
+
+// Every baseline of k fast runs against every held-out fast run and every slowdown run.
+function analyse(window, k, alpha) {
+  const sam = samplesByWindow[window];
+  const tally = {};
+  const count = (arm, rows) => {
+    const t = (tally[arm] ||= { n: 0, gate: 0, metrics: {} });
+    t.n++;
+    if (rows.some((r) => r.verdict === 'regressed')) t.gate++;
+    for (const r of rows) {
+      const m = (t.metrics[r.metric] ||= { regressed: 0, deltas: [] });
+      if (r.verdict === 'regressed') m.regressed++;
+      if (r.deltaPct !== null) m.deltas.push(r.deltaPct);
+    }
+  };
+  let baselines = 0;
+  let judged = 0;
+  for (const sub of subsets(fastIdx, k)) {
+    baselines++;
+    const base = buildBaseline(sub.map((i) => ({ meta: runs[i].meta, samples: sam[i] })), { slowApis });
+    judged = Object.keys(base.metrics).length;
+    for (const i of fastIdx) if (!sub.includes(i)) count('fast (A/A)', compareRun(base, sam[i], { alpha }));
+    for (const p of SLOW) runs.forEach((r, i) => r.profile === p && count(`${p} (A/B)`, compareRun(base, sam[i], { alpha })));
   }
-};
-let baselines = 0;
-for (const sub of subsets(fast, K)) {
-  baselines++;
-  const base = buildBaseline(sub.map((r) => ({ meta: r.meta, samples: r.samples })), { slowApis });
-  for (const r of fast) if (!sub.includes(r)) count('fast (A/A)', compareRun(base, r.samples, { alpha: ALPHA }));
-  for (const p of SLOW) for (const r of runs.filter((x) => x.profile === p)) count(`${p} (A/B)`, compareRun(base, r.samples, { alpha: ALPHA }));
+  return { tally, baselines, judged };
 }
 
 const median = (xs) => {
@@ -132,25 +143,32 @@ const median = (xs) => {
 const pctStr = (x, n) => `${((100 * x) / n).toFixed(0)} % (${x}/${n})`;
 const fmt = (v) => (v === null ? '–' : `${v >= 0 ? '+' : ''}${v.toFixed(1)} %`);
 const load = os.loadavg().map((l) => l.toFixed(1)).join(' ');
+const fastRuns = fastIdx.length;
 const lines = [
   `# make bench-gate, ${new Date().toISOString().slice(0, 16).replace('T', ' ')} UTC`,
   '',
-  `Machine: ${os.cpus().length} × ${os.cpus()[0]?.model?.trim() || 'CPU'}, ${(os.totalmem() / 2 ** 30).toFixed(0)} GiB, ${os.hostname()}; load average at the end ${load} (shared with other engineers' test runs).`,
-  `Runs: ${runs.length} CICO runs of ${DURATION} each (1 user, no think time): ${fast.length} fast, ${SLOW.map((p) => `${runs.filter((r) => r.profile === p).length} ${p}`).join(', ')}, interleaved.`,
-  `Comparisons: each of the ${baselines} baselines of ${K} fast runs against every held-out fast run (A/A) and every slowdown run (A/B), the gate's false-alarm rate alpha = ${ALPHA} split over the ${Object.keys(buildBaseline(fast.slice(0, K).map((r) => ({ meta: r.meta, samples: r.samples })), { slowApis }).metrics).length} judged metrics.`,
+  `Machine: ${os.cpus().length} × ${os.cpus()[0]?.model?.trim() || 'CPU'}, ${(os.totalmem() / 2 ** 30).toFixed(0)} GiB; load average at the end ${load}: shared with other engineers' test runs while this ran.`,
+  `Runs: ${runs.length} CICO runs of ${runSeconds} s each (PROFILE=smoke: 1 user, no think time): ${fastRuns} fast, ${SLOW.map((p) => `${runs.filter((r) => r.profile === p).length} ${p}`).join(', ')}, interleaved. Shorter run lengths are the same runs cut to their first seconds.`,
+  `Comparisons: each baseline of k fast runs (every subset) against every held-out fast run (A/A) and every slowdown run (A/B), by the verdict's code; the gate's false-alarm rate alpha is split over the judged metrics.`,
   'The comparisons reuse runs, so they are **not independent**: the honest sample size is the number of distinct runs, and the rates below are estimates with a wider error than their counts suggest.',
   '',
-  '| comparison | comparisons | gate fails (any metric regressed) | check-out POST p95 regressed | check-out transaction p95 regressed | median Δ check-out POST p95 | median Δ check-out transaction p95 |',
-  '|---|---|---|---|---|---|---|',
+  '| run length | baseline runs k | alpha | comparison | comparisons | gate fails (any metric regressed) | check-out POST p95 regressed | check-out transaction p95 regressed | median Δ check-out POST p95 | median Δ check-out transaction p95 |',
+  '|---|---|---|---|---|---|---|---|---|---|',
 ];
-for (const [arm, t] of Object.entries(tally)) {
-  const api = t.metrics[CO_API] || { regressed: 0, deltas: [] };
-  const tx = t.metrics[CO_TX] || { regressed: 0, deltas: [] };
-  lines.push(`| ${arm} | ${t.n} | ${pctStr(t.gate, t.n)} | ${pctStr(api.regressed, t.n)} | ${pctStr(tx.regressed, t.n)} | ${fmt(median(api.deltas))} | ${fmt(median(tx.deltas))} |`);
+const configs = [];
+for (const w of WINDOWS) for (const k of [...new Set([2, K])].filter((x) => x < fastRuns)) configs.push([w, k, ALPHA]);
+configs.push([45, 2, 0.01]); // the end-to-end test's setting
+for (const [w, k, alpha] of configs) {
+  if (!samplesByWindow[w]) continue;
+  const { tally } = analyse(w, k, alpha);
+  for (const [arm, t] of Object.entries(tally)) {
+    const api = t.metrics[CO_API] || { regressed: 0, deltas: [] };
+    const tx = t.metrics[CO_TX] || { regressed: 0, deltas: [] };
+    lines.push(`| ${w} s | ${k} | ${alpha} | ${arm} | ${t.n} | ${pctStr(t.gate, t.n)} | ${pctStr(api.regressed, t.n)} | ${pctStr(tx.regressed, t.n)} | ${fmt(median(api.deltas))} | ${fmt(median(tx.deltas))} |`);
+  }
 }
-lines.push('', 'A/A rows: the false-alarm rate (target ≤ 5 %). A/B rows: the power at that slowdown of the check-out POST (target ≥ 90 % at +25 %); the check-out transaction slows by less, since the POST is a part of it (its median Δ says by how much).', '');
+lines.push('', 'A/A rows: the false-alarm rate (target ≤ 5 %). A/B rows: the power at that slowdown of the check-out POST (target ≥ 90 % at +25 %); the check-out transaction slows by less, since the POST is one part of it (its median Δ says by how much).', '');
 const md = `${lines.join('\n')}\n`;
 writeFileSync(join(outDir, 'bench-gate.md'), md);
 process.stdout.write(md);
 console.log(`written: ${join(outDir, 'bench-gate.md')}`);
-if (!existsSync(join(outDir, 'runs.json'))) writeFileSync(join(outDir, 'runs.json'), JSON.stringify({ duration: DURATION, runs: runs.map(({ samples, ...r }) => r) }, null, 1));

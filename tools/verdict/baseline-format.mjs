@@ -36,14 +36,18 @@ const lit = (s) => `'${String(s).replace(/\\/g, '\\\\').replace(/'/g, "\\'")}'`;
 
 /**
  * Raw samples of one testid: { transactions: {name: number[]}, apis: {name: number[]} }.
- * Every runner's points (the testid tag), the metric's whole run.
+ * Every runner's points (the testid tag), the metric's whole run; with windowSeconds only those of
+ * the run's first windowSeconds (make bench-gate: what a shorter run would have seen).
  */
-export async function readRunSamples(client, testid) {
+export async function readRunSamples(client, testid, { windowSeconds = null } = {}) {
   const out = { transactions: {}, apis: {} };
   const tx = rowsOf(await client.query(`SELECT "value" FROM "transaction_duration" WHERE "testid" = ${lit(testid)} GROUP BY "transaction"`, `raw transactions ${testid}`));
-  for (const s of tx) out.transactions[s.tags.transaction] = s.rows.map((r) => r.value).filter((v) => typeof v === 'number');
   const api = rowsOf(await client.query(`SELECT "value" FROM "http_req_duration" WHERE "testid" = ${lit(testid)} GROUP BY "name"`, `raw apis ${testid}`));
-  for (const s of api) if (s.tags.name) out.apis[s.tags.name] = s.rows.map((r) => r.value).filter((v) => typeof v === 'number');
+  const t0 = Math.min(...[...tx, ...api].flatMap((s) => s.rows.map((r) => Number(r.time))));
+  const end = windowSeconds ? t0 + windowSeconds * 1000 : Infinity;
+  const values = (s) => s.rows.filter((r) => typeof r.value === 'number' && Number(r.time) < end).map((r) => r.value);
+  for (const s of tx) out.transactions[s.tags.transaction] = values(s);
+  for (const s of api) if (s.tags.name) out.apis[s.tags.name] = values(s);
   return out;
 }
 
