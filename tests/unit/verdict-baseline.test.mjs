@@ -108,3 +108,32 @@ test('several baseline files of one system are one baseline: their runs together
   assert.equal(m.metrics[txKey('check-out')].runs.length, 3);
   assert.match(oneLine(() => mergeBaselines([a, { ...b, profile: 'demo' }], ['a.json', 'b.json'])), /^b\.json has profile "demo", a\.json has "smoke"/);
 });
+
+test('--control: a machine whose speed swings by ±40 % between runs hides +50 % in absolute p95; relative to check-in it is found, and A/A stays ok', () => {
+  const machine = () => Math.exp(0.35 * normal());
+  const run = (factor = 1) => {
+    const m = machine();
+    return {
+      transactions: { 'check-out': draw(800, 40 * m, factor > 1 ? 1 + (factor - 1) / 3 : 1), 'check-in': draw(800, 25 * m) },
+      apis: { [POST]: draw(800, 11 * m, factor) },
+    };
+  };
+  let foundRel = 0;
+  let foundAbs = 0;
+  let falseRel = 0;
+  const trials = 30;
+  for (let i = 0; i < trials; i++) {
+    const b = buildBaseline([1, 2, 3].map((j) => ({ meta: meta(`r${j}`), samples: run() })), { slowApis: [POST] });
+    const slow = run(1.5);
+    const rel = compareRun(b, slow, { alpha: 0.01, control: txKey('check-in') });
+    if (rel.find((r) => r.metric === apiKey(POST)).verdict === 'regressed') foundRel++;
+    if (compareRun(b, slow, { alpha: 0.01 }).find((r) => r.metric === apiKey(POST)).verdict === 'regressed') foundAbs++;
+    if (compareRun(b, run(), { alpha: 0.01, control: txKey('check-in') }).some((r) => r.verdict === 'regressed')) falseRel++;
+    assert.ok(rel.every((r) => r.metric !== txKey('check-in') && r.stat === 'p(95) ÷ check-in p(95)'));
+  }
+  assert.ok(foundRel >= 0.9 * trials, `found relative to check-in in ${foundRel}/${trials}`);
+  assert.ok(foundAbs <= 0.5 * trials, `found in absolute p95 in ${foundAbs}/${trials}`);
+  assert.ok(falseRel <= 2, `false alarms relative to check-in: ${falseRel}/${trials}`);
+  const b = buildBaseline([1, 2].map((j) => ({ meta: meta(`r${j}`), samples: run() })));
+  assert.match(oneLine(() => compareRun(b, run(), { control: 'http_req_duration{name:GET /nothing}' })), /the control http_req_duration\{name:GET \/nothing\} is not a metric of the baseline; fix: one of /);
+});

@@ -44,7 +44,7 @@ async function candidateMeta(client, testid, resultsDir) {
 }
 
 /**
- * The baseline rows for testid. opts: { influxUrl, baselineFiles, alpha, minSamples, resultsDir }.
+ * The baseline rows for testid. opts: { influxUrl, baselineFiles, alpha, minSamples, resultsDir, control }.
  * [] when no baseline file is given.
  */
 export async function rows(testid, opts = {}) {
@@ -61,25 +61,46 @@ export async function rows(testid, opts = {}) {
   if (meta.profile && base.profile && meta.profile !== base.profile) throw new ReportError(`${testid} ran PROFILE=${meta.profile}, the baseline PROFILE=${base.profile}; fix: run the candidate with PROFILE=${base.profile} or record a baseline of ${meta.profile} runs`);
   if (meta.think && base.think && meta.think !== base.think) throw new ReportError(`${testid} ran THINK=${meta.think}, the baseline THINK=${base.think}; fix: run the candidate with THINK=${base.think}`);
 
-  return compareRun(base, await readRunSamples(client, testid), { alpha, minSamples });
+  return compareRun(base, await readRunSamples(client, testid), { alpha, minSamples, control: opts.control || null });
 }
+
+/** A metric's run figures relative to a control metric's in the same run: the log ratio, errors added. */
+export function relativeTo(r, c) {
+  if (!r || !c || !(r.n > 0) || !(c.n > 0)) return { n: 0, q: null, logQ: null, se: null };
+  return { testid: r.testid, n: Math.min(r.n, c.n), q: r.q / c.q, logQ: r.logQ - c.logQ, se: Math.hypot(r.se, c.se) };
+}
+
+const shortName = (key) => /\{[^:]+:(.*)\}$/.exec(key)?.[1] ?? key;
 
 /**
  * The rows of one candidate's samples (readRunSamples' shape) against a format-2 baseline document:
  * pure, so make bench-gate judges its stored runs exactly as the verdict does.
+ * control (optional): a metric of the baseline that the candidate's change cannot touch; every other
+ * metric is then judged relative to it in the same run (p95 ÷ the control's p95), which cancels the
+ * machine's speed from run to run (a shared or noisy machine) but hides a change that slows the
+ * control too.
  */
-export function compareRun(base, samples, { alpha = DEFAULTS.alpha, minSamples = DEFAULTS.minSamples } = {}) {
-  const keys = Object.keys(base.metrics);
-  const spread = pooledSpread(Object.fromEntries(keys.map((k) => [k, base.metrics[k].runs])), { minSamples });
-  const perMetricAlpha = alpha / keys.length;
-  const out = [];
-  for (const key of keys) {
+export function compareRun(base, samples, { alpha = DEFAULTS.alpha, minSamples = DEFAULTS.minSamples, control = null } = {}) {
+  if (control && !base.metrics[control]) throw new ReportError(`the control ${control} is not a metric of the baseline; fix: one of ${Object.keys(base.metrics).join(', ')}`);
+  const keys = Object.keys(base.metrics).filter((k) => k !== control);
+  const statsOf = (key) => {
     const tx = /^transaction_duration\{transaction:(.*)\}$/.exec(key);
     const api = /^http_req_duration\{name:(.*)\}$/.exec(key);
     const xs = tx ? samples.transactions[tx[1]] : api ? samples.apis[api[1]] : undefined;
-    const candidate = xs && xs.length > 0 ? runQuantileStats(xs, 0.95) : null;
-    const v = judge({ runs: base.metrics[key].runs, candidate, spread, alpha: perMetricAlpha, minSamples });
-    out.push({ check: 'baseline', metric: key, stat: STAT, baseline: v.baseline, candidate: v.candidate, deltaPct: v.deltaPct, interval: v.interval, verdict: v.verdict, note: v.note });
+    return xs && xs.length > 0 ? runQuantileStats(xs, 0.95) : null;
+  };
+  const controlRuns = control ? base.metrics[control].runs : null;
+  const runsOf = (key) => (control ? base.metrics[key].runs.map((r) => relativeTo(r, controlRuns.find((c) => c.testid === r.testid))) : base.metrics[key].runs);
+  const candControl = control ? statsOf(control) : null;
+  const spread = pooledSpread(Object.fromEntries(keys.map((k) => [k, runsOf(k)])), { minSamples });
+  const perMetricAlpha = alpha / keys.length;
+  const out = [];
+  for (const key of keys) {
+    const own = statsOf(key);
+    const candidate = control ? (own && candControl ? relativeTo(own, candControl) : null) : own;
+    const v = judge({ runs: runsOf(key), candidate, spread, alpha: perMetricAlpha, minSamples });
+    const stat = control ? `${STAT} ÷ ${shortName(control)} ${STAT}` : STAT;
+    out.push({ check: 'baseline', metric: key, stat, baseline: v.baseline, candidate: v.candidate, deltaPct: v.deltaPct, interval: v.interval, verdict: v.verdict, note: v.note });
   }
   return out;
 }
