@@ -78,7 +78,9 @@ test('format 1 and broken files are refused by the verdict with the fix', () => 
 test('a slowed candidate is regressed on the slowed API and exits 99; a same-system candidate is not', () => {
   const b = buildBaseline([1, 2, 3].map((i) => ({ meta: meta(`r${i}`), samples: samples() })), { slowApis: [POST] });
   const slow = compareRun(b, samples({ factor: 1.5 }), { alpha: 0.01 });
-  const row = slow.find((r) => r.metric === apiKey(POST));
+  assert.deepEqual([...new Set(slow.map((r) => r.stat))], ['p(95)', 'p(50)']);
+  const row = slow.find((r) => r.metric === apiKey(POST) && r.stat === 'p(95)');
+  assert.equal(slow.find((r) => r.metric === apiKey(POST) && r.stat === 'p(50)').verdict, 'regressed');
   assert.equal(row.verdict, 'regressed');
   assert.ok(row.deltaPct > 30 && row.deltaPct < 70, `Δ ${row.deltaPct}`);
   assert.ok(row.interval[0] > 0 && row.interval[0] < row.deltaPct && row.interval[1] > row.deltaPct);
@@ -126,10 +128,11 @@ test('--control: a machine whose speed swings by ±40 % between runs hides +50 %
     const b = buildBaseline([1, 2, 3].map((j) => ({ meta: meta(`r${j}`), samples: run() })), { slowApis: [POST] });
     const slow = run(1.5);
     const rel = compareRun(b, slow, { alpha: 0.01, control: txKey('check-in') });
-    if (rel.find((r) => r.metric === apiKey(POST)).verdict === 'regressed') foundRel++;
-    if (compareRun(b, slow, { alpha: 0.01 }).find((r) => r.metric === apiKey(POST)).verdict === 'regressed') foundAbs++;
+    const postP95 = (rows) => rows.find((r) => r.metric === apiKey(POST) && r.stat.startsWith('p(95)'));
+    if (postP95(rel).verdict === 'regressed') foundRel++;
+    if (postP95(compareRun(b, slow, { alpha: 0.01 })).verdict === 'regressed') foundAbs++;
     if (compareRun(b, run(), { alpha: 0.01, control: txKey('check-in') }).some((r) => r.verdict === 'regressed')) falseRel++;
-    assert.ok(rel.every((r) => r.metric !== txKey('check-in') && r.stat === 'p(95) ÷ check-in p(95)'));
+    assert.ok(rel.every((r) => r.metric !== txKey('check-in') && /^p\((95|50)\) ÷ check-in p\(\1\)$/.test(r.stat)), JSON.stringify(rel.map((r) => r.stat)));
   }
   assert.ok(foundRel >= 0.9 * trials, `found relative to check-in in ${foundRel}/${trials}`);
   assert.ok(foundAbs <= 0.5 * trials, `found in absolute p95 in ${foundAbs}/${trials}`);

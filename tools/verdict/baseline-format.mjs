@@ -11,11 +11,13 @@
 //   "metrics": {                                              // the judged metrics: transactions + slow APIs
 //     "transaction_duration{transaction:check-out}": {
 //       "runs": [{ "testid", "n", "q": 63.9, "logQ": 4.157, "se": 0.031,        // per run: p95 and its log's
-//                  "histogram": { "lowMs", "perDecade", "counts": {bin: n} } }], // sampling error, distribution
+//                  "p50": { "q", "logQ", "se" },                                 // sampling error, the same of p50,
+//                  "histogram": { "lowMs", "perDecade", "counts": {bin: n} } }], // the distribution
 //       "spreadPct": 6.1                                      // this metric's run-to-run sd of p95 (%), for reading
 //     }, ...
 //   },
-//   "spread": { "tau2": 0.0021, "df": 6, "metrics": 7, "pct": 4.7 },  // between-run spread pooled over metrics
+//   "spread": { "tau2": 0.0021, "df": 6, "metrics": 7, "pct": 4.7 },  // between-run spread of p95 pooled over metrics
+//   "spreadP50": { ... },                                              // the same of p50
 //   "transactions": { "check-out": { "count", "avg", "p(95)", ... } }, // all runs' samples pooled, format 1's shape,
 //   "apis": { "GET /users": { ... } }                                  //   so BASELINE=… (k6's thresholds) reads it too
 // }
@@ -85,12 +87,14 @@ export function buildBaseline(runs, { slowApis = [], created = new Date().toISOS
     const perRun = runs.map((r) => {
       const xs = pick(r) || [];
       const st = runQuantileStats(xs, P);
-      return { testid: r.meta.testid, n: st.n, q: st.q, logQ: st.logQ, se: st.se, histogram: histogramOf(xs) };
+      const med = runQuantileStats(xs, 0.5);
+      return { testid: r.meta.testid, n: st.n, q: st.q, logQ: st.logQ, se: st.se, p50: { q: med.q, logQ: med.logQ, se: med.se }, histogram: histogramOf(xs) };
     });
     const ok = perRun.filter((r) => r.n >= minSamples);
     metrics[key] = { runs: perRun, spreadPct: ok.length >= 2 ? (Math.exp(Math.sqrt(variance(ok.map((r) => r.logQ)))) - 1) * 100 : null };
   }
   const spread = pooledSpread(Object.fromEntries(Object.entries(metrics).map(([k, m]) => [k, m.runs])), { minSamples });
+  const spread50 = pooledSpread(Object.fromEntries(Object.entries(metrics).map(([k, m]) => [k, m.runs.map((r) => ({ n: r.n, ...r.p50 }))])), { minSamples });
   const pooled = (get) => {
     const out = {};
     for (const name of get.names) {
@@ -114,6 +118,7 @@ export function buildBaseline(runs, { slowApis = [], created = new Date().toISOS
     stat: STAT,
     metrics,
     spread: { ...spread, pct: spread.tau2 === null ? null : (Math.exp(Math.sqrt(spread.tau2)) - 1) * 100 },
+    spreadP50: { ...spread50, pct: spread50.tau2 === null ? null : (Math.exp(Math.sqrt(spread50.tau2)) - 1) * 100 },
     transactions: pooled({ names: txNames, of: (r) => r.samples.transactions }),
     apis: pooled({ names: allApis, of: (r) => r.samples.apis }),
   };
