@@ -1,7 +1,7 @@
-// The verdict's baseline check: the run's p95 per transaction and slow API, from every sample of
-// the testid in InfluxDB, against format-2 baselines (tools/verdict/baseline-format.mjs), by the
-// method of tools/verdict/method.mjs. The gate's false-alarm rate (alpha, default 5 %) is split
-// evenly over the metrics judged, so a run of the baseline's own system fails the gate at most
+// The verdict's baseline check: the run's p95 and p50 per transaction and slow API, from every
+// sample of the testid in InfluxDB, against format-2 baselines (tools/verdict/baseline-format.mjs),
+// by the method of tools/verdict/method.mjs. The gate's false-alarm rate (alpha, default 5 %) is
+// split evenly over the rows judged, so a run of the baseline's own system fails the gate at most
 // that often.
 import { readFileSync, existsSync } from 'node:fs';
 import { join } from 'node:path';
