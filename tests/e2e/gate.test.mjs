@@ -1,8 +1,7 @@
 // The statistical regression gate end to end on the test stack: a format-2 baseline from two short
 // runs on minifolio `fast`; a candidate on fast-checkout-plus50 (check-out's POST answers 50 %
 // later) makes `folio-perf verdict` exit 99 with check-out regressed, a candidate on `fast` exits 0.
-// The verdict's false-alarm rate is set low here (ALPHA) so that the fast candidate failing by
-// chance is negligible. The test stack shares its machine with other work, whose speed can change
+// The test stack shares its machine with other work, whose speed can change
 // twofold between two runs (make bench-gate): the slowed candidate is judged relative to check-in
 // (--control), which the profile leaves alone, so the machine's speed cancels; the fast candidate
 // is judged as the gate does by default. Bad input stops with one line. Runs go through tools/run.sh like make run.
@@ -13,7 +12,12 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { repo, env, run } from './helpers.mjs';
 
+// The fast candidate is judged at a strict false-alarm rate, so that it failing by chance is
+// negligible. The slowed candidate really is slower, so a false alarm cannot make its check pass
+// wrongly; it is judged at a looser rate for power, which two 45 s baseline runs on a shared machine
+// lack (make bench-gate: a fifth to a half of +50 % slowdowns found at 0.01).
 const ALPHA = '0.01';
+const ALPHA_SLOWED = '0.2';
 const DURATION = '45s';
 const tmp = mkdtempSync(join(tmpdir(), 'fp-gate-'));
 const cli = (args, extra = {}) => run('node', [join(repo, 'tools', 'folio-perf.mjs'), ...args], { env: { FP_INFLUX_URL: env('FP_INFLUX_URL'), ...extra }, timeoutMs: 120_000 });
@@ -70,7 +74,7 @@ test('a candidate on fast-checkout-plus50: exit 99, check-out regressed, the tab
   const cand = gateRun('plus50', 'fast-checkout-plus50');
   const summary = join(tmp, 'step-summary.md');
   writeFileSync(summary, '');
-  const v = cli(['verdict', cand, '--baseline', baseFile, '--alpha', ALPHA, '--control', CONTROL], { GITHUB_STEP_SUMMARY: summary });
+  const v = cli(['verdict', cand, '--baseline', baseFile, '--alpha', ALPHA_SLOWED, '--control', CONTROL], { GITHUB_STEP_SUMMARY: summary });
   assert.equal(v.status, 99, v.stdout + v.stderr);
   const t = table(v.stdout);
   const post = rowsOf(t, CO_POST);
