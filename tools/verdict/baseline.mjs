@@ -108,7 +108,10 @@ export function compareRun(base, samples, { alpha = DEFAULTS.alpha, minSamples =
     for (const key of keys) {
       const own = candOf(key);
       const candidate = control ? (own && candControl ? relativeTo(own, candControl) : null) : own;
-      const v = judge({ runs: runsOf(key), candidate, spread, alpha: perRowAlpha, minSamples });
+      // A metric whose own runs disagree more than the pool's is judged by its own spread (and its
+      // own degrees of freedom): pooling must not lend a noisy metric the calm of the others.
+      const mine = pooledSpread({ [key]: runsOf(key) }, { minSamples });
+      const v = judge({ runs: runsOf(key), candidate, spread: mine.tau2 !== null && spread.tau2 !== null && mine.tau2 > spread.tau2 ? mine : spread, alpha: perRowAlpha, minSamples });
       out.push({ check: 'baseline', metric: key, stat: control ? `${stat} ÷ ${shortName(control)} ${stat}` : stat, baseline: v.baseline, candidate: v.candidate, deltaPct: v.deltaPct, interval: v.interval, verdict: v.verdict, note: v.note });
     }
   }
