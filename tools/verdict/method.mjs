@@ -11,7 +11,8 @@
 // what else runs. That extra between-run variance τ² is estimated from the baseline's runs as
 // max(0, s² - mean(se_i²)) (s² the runs' sample variance) and pooled over the baseline's metrics
 // (they share the machine and the run), so it has m·(k-1) degrees of freedom rather than k-1: two
-// runs give one degree per metric, and a t quantile with one degree is 12.7 at 95 %.
+// runs give one degree per metric, and a t quantile with one degree is 12.7 at 95 %. (The caller,
+// tools/verdict/baseline.mjs, passes a metric its own spread instead when that is larger.)
 //   Var(d) = se_c² + τ² + (τ² + mean(se_i²)) / k
 // (the candidate's own sampling and run-to-run error, plus the error of the baseline's mean), with
 // the degrees of freedom of its estimated part by Welch-Satterthwaite. The interval is
