@@ -69,10 +69,10 @@ demo: ## the main job: CICO at 1, 5, 8, 20 users (minifolio lotus), then mod-sea
 	@$(MAKE) --no-print-directory run PROFILE=demo MINIFOLIO_PROFILE=lotus
 	@$(MAKE) --no-print-directory run WORKFLOW=search PROFILE=demo REINDEX_TENANT=fs09000001 REINDEX_REPEAT=true
 
-# The regression gate of .github/workflows/perf-gate.yml, runnable locally.
-GATE_BASELINE ?= baselines/minifolio-fast.json
-perf-gate: ## short CICO run on minifolio fast, judged against $(GATE_BASELINE) (exit 99 = regression)
-	@$(MAKE) --no-print-directory run PROFILE=smoke DURATION=60s MINIFOLIO_PROFILE=fast BASELINE=$(GATE_BASELINE)
+# The regression gate of .github/workflows/perf-gate.yml, runnable locally (tools/perf-gate.sh:
+# GATE_BASELINE, GATE_RUNS, GATE_DURATION, GATE_CANDIDATE, GATE_ALPHA).
+perf-gate: run-deps ## baseline of 2 short CICO runs on minifolio fast, a candidate run, folio-perf verdict (exit 99 = regression)
+	@tools/perf-gate.sh
 
 test: deps ## install what is missing and run every test
 	@tools/test.sh

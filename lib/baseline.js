@@ -10,8 +10,14 @@
 //   "apis": { "GET /automated-patron-blocks/{id}": { "count": 1624, "p(95)": 2.1, ... }, ... }
 // }
 // Times in milliseconds, as k6 reports them.
+//
+// Format 2 (`folio-perf-baseline/2`, tools/verdict/baseline-format.mjs) is what `folio-perf
+// baseline <testid> <testid> ...` writes now: several runs, each run's distribution, the between-run
+// spread, for `folio-perf verdict`. It carries `transactions` and `apis` in this shape too (all its
+// runs' samples pooled), so BASELINE=… reads either format.
 
 export const BASELINE_FORMAT = 'folio-perf-baseline/1';
+export const BASELINE_FORMATS = [BASELINE_FORMAT, 'folio-perf-baseline/2'];
 
 export class BaselineError extends Error {
   constructor(message) {
@@ -82,7 +88,7 @@ export function validateBaseline(b, workflow, file = 'baseline') {
     throw new BaselineError(`${file}: ${problem}; fix: ${fix}`);
   };
   if (b === null || typeof b !== 'object' || Array.isArray(b)) bad('is not a JSON object', 'record one with `folio-perf baseline`');
-  if (b.format !== BASELINE_FORMAT) bad(`format is ${JSON.stringify(b.format)}, expected "${BASELINE_FORMAT}"`, 'record the baseline again with `folio-perf baseline`');
+  if (!BASELINE_FORMATS.includes(b.format)) bad(`format is ${JSON.stringify(b.format)}, expected one of "${BASELINE_FORMATS.join('", "')}"`, 'record the baseline again with `folio-perf baseline`');
   if (b.workflow !== workflow) bad(`is a baseline of workflow "${b.workflow}", this script runs "${workflow}"`, `use a baseline recorded by a ${workflow} run`);
   if (b.transactions === null || typeof b.transactions !== 'object' || Object.keys(b.transactions).length === 0) bad('has no transactions', 'record it from a run that completed transactions');
   for (const [t, stats] of Object.entries(b.transactions)) {

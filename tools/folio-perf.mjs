@@ -1,18 +1,23 @@
 #!/usr/bin/env node
 // folio-perf: the command-line side of a run (outside k6).
 //
-//   folio-perf baseline <results/<testid>/summary.json | testid> [--out baselines/<name>.json]
-//       turns a finished run into a baseline file for BASELINE=… (the regression gate).
+//   folio-perf baseline <testid> [<testid> ...] [--out baselines/<name>.json] [--influx <url>]
+//       a baseline from finished runs of one system (2 or more: the verdict needs their spread),
+//       each run's distribution read from InfluxDB; for `verdict --baseline` and BASELINE=….
 //   folio-perf report <testid> [--influx <url>] [--folio-url <url>] [--tenant <t>] [--module-logs <dir>]
 //       writes results/<testid>/report.md and report.html (summary.json + InfluxDB; --module-logs:
 //       a real FOLIO's module log files, for the without-index line counts).
 //   folio-perf compare <testid A> <testid B> [--influx <url>]
 //       writes results/compare-<A>-vs-<B>/report.md and report.html.
 //
-//   folio-perf verdict <testid> [--influx <url>] [--thresholds <file>] [--baseline <file>]... [--instance <i>]
+//   folio-perf verdict <testid> [--influx <url>] [--thresholds <file>] [--baseline <file>]... [--alpha <a>] [--control <metric>] [--instance <i>]
 //       the run's verdict from all its samples in InfluxDB (every runner) and the baseline: a table,
 //       exit 99 when a threshold fails or the baseline comparison says regressed (tools/verdict/);
-//       --instance <i>: one runner's samples only (make run RUNNERS=N tags them instance=<i>).
+//       alpha: the baseline comparison's false-alarm rate (default 0.05); control: judge every other
+//       metric relative to this one's p95 in the same run (a metric the change cannot touch, e.g.
+//       'transaction_duration{transaction:check-in}': cancels a noisy machine's speed); --instance <i>:
+//       one runner's samples only (make run RUNNERS=N tags them instance=<i>). With
+//       GITHUB_STEP_SUMMARY set, the table is appended there in Markdown.
 //
 //   folio-perf run [NAME=VALUE ...]        e.g. folio-perf run PROFILE=smoke MINIFOLIO_PROFILE=lotus
 //       one run (tools/run.sh after make's build and stack-up steps); exits with k6's code
@@ -21,14 +26,14 @@
 //       minifolio's tenant back to the pre-test state (tools/reset.sh; make reset).
 //
 // The logic lives in tools/report/. Errors: one line, the fix, exit 1.
-import { readFileSync, writeFileSync, mkdirSync, existsSync, renameSync } from 'node:fs';
+import { readFileSync, writeFileSync, mkdirSync, existsSync, renameSync, appendFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { spawnSync } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
-import { fromSummary, validateBaseline } from '../lib/baseline.js';
+import { validateBaseline } from '../lib/baseline.js';
 import { ReportError } from './report/errors.mjs';
 
-const USAGE = 'usage: folio-perf run [NAME=VALUE ...] | reset [--tenant <t>] | baseline <results/<testid>/summary.json | testid> [--out baselines/<name>.json] | report <testid> [--influx <url>] [--folio-url <url>] [--tenant <t>] [--module-logs <dir>] | compare <testid A> <testid B> [--influx <url>] | verdict <testid> [--influx <url>] [--thresholds <file>] [--baseline <file>]... [--instance <i>]';
+const USAGE = 'usage: folio-perf run [NAME=VALUE ...] | reset [--tenant <t>] | baseline <testid> [<testid> ...] [--out baselines/<name>.json] [--influx <url>] | report <testid> [--influx <url>] [--folio-url <url>] [--tenant <t>] [--module-logs <dir>] | compare <testid A> <testid B> [--influx <url>] | verdict <testid> [--influx <url>] [--thresholds <file>] [--baseline <file>]... [--alpha <a>] [--control <metric>] [--instance <i>]';
 
 function fail(msg) {
   process.stderr.write(`folio-perf: ${msg}\n`);
@@ -48,24 +53,43 @@ function readSummary(arg) {
   return { path, doc };
 }
 
-export function baseline(args) {
-  const outAt = args.indexOf('--out');
-  const out = outAt >= 0 ? args[outAt + 1] : null;
-  const rest = outAt >= 0 ? args.filter((_, i) => i !== outAt && i !== outAt + 1) : args;
-  if (rest.length !== 1 || (outAt >= 0 && !out)) fail(USAGE);
-  const { path, doc } = readSummary(rest[0]);
-  let b;
-  try {
-    b = validateBaseline(fromSummary(doc.k6, { ...doc.meta, created: doc.meta.finishedAt, source: path }), doc.meta.workflow, path);
-  } catch (e) {
-    fail(e.message);
-  }
-  const target = out || join('baselines', `${doc.meta.release}.json`);
-  mkdirSync(dirname(target), { recursive: true });
-  // Write then rename: a failed write never leaves half a baseline behind.
-  writeFileSync(`${target}.tmp`, `${JSON.stringify(b, null, 2)}\n`);
-  renameSync(`${target}.tmp`, target);
-  console.log(`baseline ${target}: ${b.workflow} run ${b.testid} (release ${b.release}), ${Object.keys(b.transactions).length} transactions, ${Object.keys(b.apis).length} APIs`);
+// A baseline from one or more finished runs (format 2: tools/verdict/baseline-format.mjs). A run is
+// a test id or its results/<testid>/summary.json; its samples come from InfluxDB.
+export async function baseline(args) {
+  const { flags: f, rest } = flags(args, ['out', 'influx']);
+  if (rest.length === 0) fail(`baseline takes the test ids of finished runs; fix: folio-perf baseline <testid> <testid> [--out baselines/<name>.json] (2 or more runs of the same system)`);
+  const runs = rest.map((a) => ({ meta: readSummary(a).doc.meta }));
+  const { buildBaseline, readRunSamples } = await import('./verdict/baseline-format.mjs');
+  const { influxClient } = await import('./report/influx.mjs');
+  await userErrors(async () => {
+    let th = {};
+    try {
+      th = JSON.parse(readFileSync(join(ROOT, 'thresholds.json'), 'utf8'));
+    } catch {
+      // no slow APIs judged without thresholds.json; transactions still are
+    }
+    const client = influxClient(f.influx || process.env.FP_INFLUX_URL);
+    for (const r of runs) r.samples = await readRunSamples(client, r.meta.testid);
+    const slowApis = Object.keys(th?.workflows?.[runs[0].meta.workflow]?.apis || {});
+    const b = buildBaseline(runs, { slowApis, created: runs[runs.length - 1].meta.finishedAt || new Date().toISOString() });
+    try {
+      validateBaseline(b, b.workflow, 'baseline');
+    } catch (e) {
+      throw new ReportError(e.message);
+    }
+    const target = f.out || join('baselines', `${b.release}.json`);
+    mkdirSync(dirname(target), { recursive: true });
+    // Write then rename: a failed write never leaves half a baseline behind.
+    writeFileSync(`${target}.tmp`, `${JSON.stringify(b, null, 1)}\n`);
+    renameSync(`${target}.tmp`, target);
+    const spread = b.spread.pct === null ? 'no between-run spread (one run)' : `between-run spread of p95 ${b.spread.pct.toFixed(1)} % (${b.spread.df} degrees of freedom)`;
+    console.log(`baseline ${target}: ${b.workflow} runs ${b.runs.map((r) => r.testid).join(', ')} (release ${b.release}, profile ${b.profile}), ${Object.keys(b.transactions).length} transactions, ${Object.keys(b.metrics).length} metrics judged; ${spread}`);
+    if (b.runs.length < 2) console.log('note: the verdict needs 2 or more runs in a baseline and says inconclusive with this one; fix: folio-perf baseline <testid> <testid> ...');
+    for (const [k, m] of Object.entries(b.metrics)) {
+      const thin = m.runs.filter((r) => r.n < 100);
+      if (thin.length) console.log(`note: ${k} has under 100 samples in ${thin.map((r) => r.testid).join(', ')}: too few for its p95; fix: longer runs`);
+    }
+  });
 }
 
 // --name value flags out of args: { flags, rest }.
@@ -117,11 +141,16 @@ async function verdict(args) {
   const rest = [];
   for (let i = 0; i < args.length; i++) {
     const a = args[i];
-    if (['--influx', '--thresholds', '--baseline', '--instance'].includes(a) && i + 1 < args.length) {
+    if (['--influx', '--thresholds', '--baseline', '--alpha', '--control', '--instance'].includes(a) && i + 1 < args.length) {
       const v = args[++i];
       if (a === '--influx') opts.influxUrl = v;
+      else if (a === '--control') opts.control = v;
       else if (a === '--instance') opts.instance = v;
       else if (a === '--thresholds') opts.thresholdsFile = v;
+      else if (a === '--alpha') {
+        opts.alpha = Number(v);
+        if (!(opts.alpha > 0 && opts.alpha < 0.5)) fail(`--alpha ${v} is not a false-alarm rate; fix: a number in (0, 0.5), e.g. --alpha 0.05`);
+      }
       else opts.baselineFiles.push(v);
     } else if (a.startsWith('--')) fail(`bad option ${a}; fix: ${USAGE}`);
     else rest.push(a);
@@ -136,6 +165,11 @@ async function verdict(args) {
     rows = await verdictRows(rest[0], opts);
   });
   process.stdout.write(renderVerdict(rows));
+  // In GitHub Actions the same table goes to the job's summary page.
+  if (process.env.GITHUB_STEP_SUMMARY && rows.length > 0) {
+    const { renderVerdictMarkdown } = await import('./verdict/render.mjs');
+    appendFileSync(process.env.GITHUB_STEP_SUMMARY, `### folio-perf verdict: ${rest[0]}\n\n${renderVerdictMarkdown(rows)}\n`);
+  }
   process.exit(exitCodeFor(rows));
 }
 
@@ -177,7 +211,7 @@ else if (cmd === '--help' || cmd === '-h' || cmd === 'help') {
   const lines = readFileSync(fileURLToPath(import.meta.url), 'utf8').split('\n').slice(1);
   const head = lines.slice(0, lines.findIndex((l) => !l.startsWith('//')));
   console.log(head.map((l) => l.replace(/^\/\/ ?/, '')).join('\n').trim());
-} else if (cmd === 'baseline') baseline(args);
+} else if (cmd === 'baseline') await baseline(args);
 else if (cmd === 'report') await report(args);
 else if (cmd === 'compare') await compare(args);
 else if (cmd === 'verdict') await verdict(args);

@@ -8,6 +8,7 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"slices"
+	"sort"
 	"strings"
 	"sync"
 	"testing"
@@ -250,4 +251,62 @@ func TestLeakProfileRetainsMemoryPerRequest(t *testing.T) {
 		t.Fatalf("median of one request: %v on a fresh process, %v after 100,000 requests; want ≥ 10× slower", f, a)
 	}
 	t.Logf("median of one request: fresh %v, after 100,000 requests %v", fresh[len(fresh)/2], aged[len(aged)/2])
+}
+
+// Under fast-checkout-plus25 and -plus50 mod-circulation's check-out takes
+// 1.25 and 1.5 times as long as under fast: medians of interleaved check-outs,
+// timed at the module (the gateway's and client's share would dilute the
+// ratio the profile promises for the endpoint). Each round's calls are
+// adjacent, so the median of the per-round ratios cancels the shared
+// machine's slow swings.
+func TestCheckoutSlowdownProfiles(t *testing.T) {
+	pool, tenant, f := newTenantWith(t, 150)
+	type arm struct {
+		name  string
+		want  float64
+		e     *env
+		times []time.Duration
+	}
+	arms := []*arm{{name: "fast", want: 1}, {name: "fast-checkout-plus25", want: 1.25}, {name: "fast-checkout-plus50", want: 1.5}}
+	for _, a := range arms {
+		a := a
+		a.e = newEnvWrapped(t, pool, tenant, a.name, func(module string, h http.Handler) http.Handler {
+			if module != "mod-circulation" {
+				return h
+			}
+			return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+				start := time.Now()
+				h.ServeHTTP(w, r)
+				if r.Method == "POST" && r.URL.Path == "/circulation/check-out-by-barcode" {
+					a.times = append(a.times, time.Since(start))
+				}
+			})
+		})
+	}
+	n := 0
+	for round := 0; n+len(arms) <= len(f.items); round++ {
+		for i := range arms {
+			a := arms[(i+round)%len(arms)] // rotate who goes first
+			item, user := f.items[n], fmt.Sprintf("u-%03d", n%60)
+			n++
+			if r := a.e.do("POST", "/circulation/check-out-by-barcode", checkOutBody(f, item, user)); r.status != 201 {
+				t.Fatalf("%s: check-out %s: %d %s", a.name, item, r.status, r.body)
+			}
+		}
+	}
+	// The first round warms connections and plans.
+	base := arms[0].times
+	for _, a := range arms[1:] {
+		var ratios []float64
+		for i := 1; i < len(a.times); i++ {
+			ratios = append(ratios, float64(a.times[i])/float64(base[i]))
+		}
+		sort.Float64s(ratios)
+		ratio := ratios[len(ratios)/2]
+		t.Logf("%s: median of %d per-round ratios to fast %.2f (profile: %.2f)", a.name, len(ratios), ratio, a.want)
+		// Wide bounds: single calls of a few milliseconds on a shared machine.
+		if ratio < 1+0.5*(a.want-1) || ratio > a.want+0.2 {
+			t.Errorf("%s: check-out takes %.2f× fast's time at the module, want about %.2f×", a.name, ratio, a.want)
+		}
+	}
 }

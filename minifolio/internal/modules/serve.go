@@ -162,6 +162,9 @@ func Handler(cfg Config, pool *pgxpool.Pool, prof *profile.Profile) (http.Handle
 	if prof.Leak != nil && prof.Leak.Module == m.Name {
 		h = (&leakyHistory{size: max(prof.Leak.BytesPerRequest, 8)}).wrap(h)
 	}
+	if prof.HasSlowdown(m.Name) {
+		h = slowdown(m.Name, prof, h)
+	}
 	return withProfile(m.Name, prof, idx, h), nil
 }
 

@@ -70,7 +70,7 @@ func TestServeRejectsBadConfigWithTheFix(t *testing.T) {
 		want string
 	}{
 		{Config{Name: "mod-nothing", Addr: "127.0.0.1:0", Profile: "fast"}, `unknown module "mod-nothing": use one of mod-configuration,`},
-		{Config{Name: "mod-circulation", Addr: "127.0.0.1:0", Profile: "juniper"}, `unknown profile "juniper": use one of fast, juniper-patron-blocks, leak, lotus, missing-index`},
+		{Config{Name: "mod-circulation", Addr: "127.0.0.1:0", Profile: "juniper"}, `unknown profile "juniper": use one of fast, fast-checkout-plus10, fast-checkout-plus25, fast-checkout-plus50, juniper-patron-blocks, leak, lotus, missing-index`},
 		{Config{Name: "mod-users", Addr: "127.0.0.1:0", Profile: "fast", DB: "::not a url::"}, "invalid database URL"},
 	} {
 		err := Serve(ctx, c.cfg)

@@ -43,6 +43,11 @@ type Profile struct {
 	// Leak makes one module retain memory on every request and scan it.
 	Leak *Leak `json:"leak,omitempty"`
 
+	// Slowdown holds the answers of the matching requests for a share of the
+	// module's own time to serve them: a regression of a known size, for
+	// measuring the regression gate.
+	Slowdown []Slowdown `json:"slowdown,omitempty"`
+
 	// ModuleVersions are the versions Okapi's module list reports
 	// (GET /_/proxy/tenants/{tenant}/modules) and the gateway's mod-login
 	// behaves as; a module not named here has catalog.DefaultVersions'.
@@ -82,6 +87,23 @@ const (
 	maxServiceMs = 60000
 	maxTail      = time.Minute
 )
+
+// Slowdown makes the requests that match Module, Method and Path (as in
+// ServiceTime) answer Percent % later: the module times its own handling of
+// the request (including the calls it makes to other modules), then holds the
+// finished answer for that time × Percent / 100. The added time scales with
+// the request's real cost, so the endpoint's whole distribution stretches by
+// 1 + Percent/100, its p95 included, whatever the machine's speed.
+type Slowdown struct {
+	Module  string  `json:"module"`
+	Method  string  `json:"method,omitempty"`
+	Path    string  `json:"path,omitempty"`
+	Percent float64 `json:"percent"`
+}
+
+// maxSlowdownPercent bounds a slowdown: ten times slower is a regression no
+// gate needs measuring, and the bound keeps a typo from stalling a module.
+const maxSlowdownPercent = 1000
 
 // PatronBlocks: the default ("summary") reads the maintained user_summary row,
 // as mod-patron-blocks does since Kiwi; "events" rebuilds the summary on every
@@ -213,6 +235,11 @@ func Parse(b []byte) (*Profile, error) {
 			return nil, fmt.Errorf("unindexedFields[%d]: needs module, table and field", i)
 		}
 	}
+	for i, sd := range p.Slowdown {
+		if sd.Module == "" || !(sd.Percent > 0 && sd.Percent <= maxSlowdownPercent) {
+			return nil, fmt.Errorf("slowdown[%d]: needs \"module\" and a percent in (0, %d]", i, maxSlowdownPercent)
+		}
+	}
 	if p.Leak != nil && (p.Leak.Module == "" || p.Leak.BytesPerRequest <= 0) {
 		return nil, errors.New("leak: needs module and a positive bytesPerRequest")
 	}
@@ -223,10 +250,7 @@ func Parse(b []byte) (*Profile, error) {
 // with rnd (nil: the global source). Zero when no rule matches.
 func (p *Profile) Delay(module, method, path string, rnd *rand.Rand) time.Duration {
 	for _, s := range p.ServiceTime {
-		if s.Module != module || (s.Method != "" && !strings.EqualFold(s.Method, method)) {
-			continue
-		}
-		if s.Path != "" && path != s.Path && !strings.HasPrefix(path, strings.TrimSuffix(s.Path, "/")+"/") {
+		if !matches(s.Module, s.Method, s.Path, module, method, path) {
 			continue
 		}
 		d := time.Duration(s.FixedMs) * time.Millisecond
@@ -253,6 +277,36 @@ func (p *Profile) Delay(module, method, path string, rnd *rand.Rand) time.Durati
 		return d
 	}
 	return 0
+}
+
+// matches: a rule for (ruleModule, ruleMethod, rulePath) applies to a request;
+// an empty method or path matches any, a path matches itself and its sub-paths.
+func matches(ruleModule, ruleMethod, rulePath, module, method, path string) bool {
+	if ruleModule != module || (ruleMethod != "" && !strings.EqualFold(ruleMethod, method)) {
+		return false
+	}
+	return rulePath == "" || path == rulePath || strings.HasPrefix(path, strings.TrimSuffix(rulePath, "/")+"/")
+}
+
+// SlowdownPercent is the first matching slowdown rule's percent, 0 when none
+// matches.
+func (p *Profile) SlowdownPercent(module, method, path string) float64 {
+	for _, s := range p.Slowdown {
+		if matches(s.Module, s.Method, s.Path, module, method, path) {
+			return s.Percent
+		}
+	}
+	return 0
+}
+
+// HasSlowdown: some rule slows a request of module.
+func (p *Profile) HasSlowdown(module string) bool {
+	for _, s := range p.Slowdown {
+		if s.Module == module {
+			return true
+		}
+	}
+	return false
 }
 
 // Unindexed returns the unindexed fields of module's table.

@@ -239,3 +239,32 @@ func TestModuleIDsFollowTheProfile(t *testing.T) {
 		}
 	}
 }
+
+func TestSlowdownRules(t *testing.T) {
+	p, err := Load("../../profiles", "fast-checkout-plus25")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct {
+		module, method, path string
+		want                 float64
+	}{
+		{"mod-circulation", "POST", "/circulation/check-out-by-barcode", 25},
+		{"mod-circulation", "POST", "/circulation/check-in-by-barcode", 0},
+		{"mod-circulation", "GET", "/circulation/check-out-by-barcode", 0},
+		{"mod-users", "POST", "/circulation/check-out-by-barcode", 0},
+	} {
+		if got := p.SlowdownPercent(c.module, c.method, c.path); got != c.want {
+			t.Errorf("%s %s %s: %v %%, want %v", c.module, c.method, c.path, got, c.want)
+		}
+	}
+	for _, bad := range []string{
+		`{"name":"x","description":"d","slowdown":[{"module":"mod-circulation","percent":0}]}`,
+		`{"name":"x","description":"d","slowdown":[{"module":"mod-circulation","percent":5000}]}`,
+		`{"name":"x","description":"d","slowdown":[{"percent":10}]}`,
+	} {
+		if _, err := Parse([]byte(bad)); err == nil || !strings.Contains(err.Error(), "slowdown[0]") {
+			t.Errorf("%s: err %v, want a slowdown[0] error", bad, err)
+		}
+	}
+}

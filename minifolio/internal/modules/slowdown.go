@@ -1,0 +1,64 @@
+package modules
+
+import (
+	"bytes"
+	"net/http"
+	"time"
+
+	"github.com/folio-perf/folio-perf/minifolio/internal/profile"
+)
+
+// slowdown is the mechanism of the profiles' "slowdown" rules: the request is
+// served into a buffer, timed, and its answer held for percent % of that time
+// before it goes out, so the endpoint answers 1 + percent/100 times as late as
+// it would (its own work, database and module-to-module calls included).
+func slowdown(module string, prof *profile.Profile, next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		pct := prof.SlowdownPercent(module, r.Method, r.URL.Path)
+		if pct <= 0 {
+			next.ServeHTTP(w, r)
+			return
+		}
+		held := &heldResponse{header: http.Header{}}
+		start := time.Now()
+		next.ServeHTTP(held, r)
+		hold := time.Duration(float64(time.Since(start)) * pct / 100)
+		t := time.NewTimer(hold)
+		select {
+		case <-t.C:
+		case <-r.Context().Done():
+			t.Stop()
+			return
+		}
+		for k, v := range held.header {
+			w.Header()[k] = v
+		}
+		if held.status == 0 {
+			held.status = http.StatusOK
+		}
+		w.WriteHeader(held.status)
+		w.Write(held.body.Bytes())
+	})
+}
+
+// heldResponse records a handler's answer so that it can be sent later.
+type heldResponse struct {
+	header http.Header
+	status int
+	body   bytes.Buffer
+}
+
+func (h *heldResponse) Header() http.Header { return h.header }
+
+func (h *heldResponse) WriteHeader(status int) {
+	if h.status == 0 {
+		h.status = status
+	}
+}
+
+func (h *heldResponse) Write(b []byte) (int, error) {
+	if h.status == 0 {
+		h.status = http.StatusOK
+	}
+	return h.body.Write(b)
+}

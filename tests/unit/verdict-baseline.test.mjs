@@ -1,0 +1,142 @@
+// Baseline format 2 from synthetic runs: its contents, the one-line refusals (runs of different
+// systems, format 1, broken files), merging files, k6's BASELINE= path reading it, and the verdict's
+// rows from it (regressed on a slowed candidate, inconclusive with what is missing).
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { buildBaseline, validateBaseline2, mergeBaselines, txKey, apiKey, BASELINE_FORMAT_2 } from '../../tools/verdict/baseline-format.mjs';
+import { compareRun } from '../../tools/verdict/baseline.mjs';
+import { exitCodeFor } from '../../tools/verdict/index.mjs';
+import { renderVerdictMarkdown } from '../../tools/verdict/render.mjs';
+import { validateBaseline } from '../../lib/baseline.js';
+import { ReportError } from '../../tools/report/errors.mjs';
+
+let seed = 1;
+const u = () => {
+  seed = (seed * 16807) % 2147483647;
+  return seed / 2147483647;
+};
+const normal = () => Math.sqrt(-2 * Math.log(u())) * Math.cos(2 * Math.PI * u());
+const draw = (n, medianMs, factor = 1) => Array.from({ length: n }, () => medianMs * factor * Math.exp(0.3 * normal()));
+
+const POST = 'POST /circulation/check-out-by-barcode';
+function samples({ n = 800, factor = 1 } = {}) {
+  return {
+    transactions: { 'check-out': draw(n, 40, factor > 1 ? 1 + (factor - 1) / 3 : factor), 'check-in': draw(n, 25) },
+    apis: { [POST]: draw(n, 11, factor), 'GET /users': draw(2 * n, 1) },
+  };
+}
+const meta = (testid, over = {}) => ({ testid, workflow: 'cico', release: 'fast', profile: 'smoke', steps: [1], think: 'none', startedAt: '2026-11-24T10:00:00Z', stepDuration: '60s', ...over });
+const oneLine = (fn) => {
+  try {
+    fn();
+  } catch (e) {
+    assert.ok(e instanceof ReportError, `${e.name}: ${e.message}`);
+    assert.ok(!e.message.includes('\n'), 'one line');
+    assert.match(e.message, /fix: /);
+    return e.message;
+  }
+  assert.fail('no error');
+};
+
+test('a format-2 baseline of three runs: each run per metric, the pooled spread, format 1 stats for k6', () => {
+  const b = buildBaseline([1, 2, 3].map((i) => ({ meta: meta(`r${i}`), samples: samples() })), { slowApis: [POST, 'GET /nowhere'] });
+  assert.equal(b.format, BASELINE_FORMAT_2);
+  assert.deepEqual(Object.keys(b.metrics).sort(), [apiKey(POST), txKey('check-in'), txKey('check-out')].sort());
+  const co = b.metrics[txKey('check-out')];
+  assert.equal(co.runs.length, 3);
+  for (const r of co.runs) {
+    assert.equal(r.n, 800);
+    assert.ok(r.q > 40 && r.q < 100);
+    assert.ok(r.se > 0 && r.se < 0.1);
+    assert.equal(Object.values(r.histogram.counts).reduce((s, c) => s + c, 0), 800);
+  }
+  assert.equal(b.spread.df, 6);
+  assert.equal(b.transactions['check-out'].count, 2400);
+  assert.ok(b.apis['GET /users'], 'every API pooled for BASELINE=');
+  assert.deepEqual(b.runs.map((r) => r.testid), ['r1', 'r2', 'r3']);
+  // lib/baseline.js (k6's BASELINE= path) reads format 2
+  validateBaseline(JSON.parse(JSON.stringify(b)), 'cico', 'b.json');
+  assert.equal(validateBaseline2(JSON.parse(JSON.stringify(b)), 'b.json').format, BASELINE_FORMAT_2);
+});
+
+test('runs of another workflow, release, profile, think time or user steps are refused in one line', () => {
+  for (const [k, v] of [['workflow', 'search'], ['release', 'lotus'], ['profile', 'demo'], ['think', 'ptf'], ['steps', [1, 5]]]) {
+    const msg = oneLine(() => buildBaseline([{ meta: meta('a'), samples: samples() }, { meta: meta('b', { [k]: v }), samples: samples() }]));
+    assert.match(msg, /^b (has|ran)/, msg);
+  }
+  assert.match(oneLine(() => buildBaseline([{ meta: meta('a'), samples: { transactions: {}, apis: {} } }])), /no transaction_duration samples/);
+  assert.match(oneLine(() => buildBaseline([])), /no run given/);
+});
+
+test('format 1 and broken files are refused by the verdict with the fix', () => {
+  assert.match(oneLine(() => validateBaseline2({ format: 'folio-perf-baseline/1', workflow: 'cico', transactions: {} }, 'old.json')), /^old\.json: is format 1 .*fix: record a format-2 baseline from 2 or more runs/);
+  assert.match(oneLine(() => validateBaseline2({ format: 'x' }, 'b.json')), /format is "x"/);
+  assert.match(oneLine(() => validateBaseline2([], 'b.json')), /not a JSON object/);
+  assert.match(oneLine(() => validateBaseline2({ format: BASELINE_FORMAT_2, workflow: 'cico', metrics: { m: { runs: [{ n: 5 }] } } }, 'b.json')), /without n, logQ and se/);
+});
+
+test('a slowed candidate is regressed on the slowed API and exits 99; a same-system candidate is not', () => {
+  const b = buildBaseline([1, 2, 3].map((i) => ({ meta: meta(`r${i}`), samples: samples() })), { slowApis: [POST] });
+  const slow = compareRun(b, samples({ factor: 1.5 }), { alpha: 0.01 });
+  assert.deepEqual([...new Set(slow.map((r) => r.stat))], ['p(95)', 'p(50)']);
+  const row = slow.find((r) => r.metric === apiKey(POST) && r.stat === 'p(95)');
+  assert.equal(slow.find((r) => r.metric === apiKey(POST) && r.stat === 'p(50)').verdict, 'regressed');
+  assert.equal(row.verdict, 'regressed');
+  assert.ok(row.deltaPct > 30 && row.deltaPct < 70, `Δ ${row.deltaPct}`);
+  assert.ok(row.interval[0] > 0 && row.interval[0] < row.deltaPct && row.interval[1] > row.deltaPct);
+  assert.equal(exitCodeFor(slow), 99);
+  assert.match(renderVerdictMarkdown(slow), /\| baseline \| http_req_duration\{name:POST \/circulation\/check-out-by-barcode\} \| p\(95\) \|.*\| regressed \|/);
+  const same = compareRun(b, samples(), { alpha: 0.01 });
+  assert.ok(same.every((r) => r.verdict !== 'regressed'), JSON.stringify(same.map((r) => [r.metric, r.verdict, r.interval])));
+  assert.equal(exitCodeFor(same), 0);
+});
+
+test('one baseline run, or too few samples: inconclusive, saying what is missing, exit 0', () => {
+  const one = buildBaseline([{ meta: meta('r1'), samples: samples() }], { slowApis: [POST] });
+  const rows = compareRun(one, samples());
+  assert.ok(rows.every((r) => r.verdict === 'inconclusive' && /baseline has 1 usable run, needs 2/.test(r.note)));
+  assert.equal(exitCodeFor(rows), 0);
+  const two = buildBaseline([1, 2].map((i) => ({ meta: meta(`r${i}`), samples: samples() })));
+  const few = compareRun(two, samples({ n: 30 }));
+  assert.ok(few.every((r) => r.verdict === 'inconclusive' && /30 samples, needs 100: run longer/.test(r.note)), JSON.stringify(few));
+  const none = compareRun(two, { transactions: {}, apis: {} });
+  assert.ok(none.every((r) => r.verdict === 'inconclusive' && /no samples/.test(r.note)));
+});
+
+test('several baseline files of one system are one baseline: their runs together', () => {
+  const a = buildBaseline([1, 2].map((i) => ({ meta: meta(`a${i}`), samples: samples() })));
+  const b = buildBaseline([1].map((i) => ({ meta: meta(`b${i}`), samples: samples() })));
+  const m = mergeBaselines([a, b], ['a.json', 'b.json']);
+  assert.equal(m.metrics[txKey('check-out')].runs.length, 3);
+  assert.match(oneLine(() => mergeBaselines([a, { ...b, profile: 'demo' }], ['a.json', 'b.json'])), /^b\.json has profile "demo", a\.json has "smoke"/);
+});
+
+test('--control: a machine whose speed swings by ±40 % between runs hides +50 % in absolute p95; relative to check-in it is found, and A/A stays ok', () => {
+  const machine = () => Math.exp(0.35 * normal());
+  const run = (factor = 1) => {
+    const m = machine();
+    return {
+      transactions: { 'check-out': draw(800, 40 * m, factor > 1 ? 1 + (factor - 1) / 3 : 1), 'check-in': draw(800, 25 * m) },
+      apis: { [POST]: draw(800, 11 * m, factor) },
+    };
+  };
+  let foundRel = 0;
+  let foundAbs = 0;
+  let falseRel = 0;
+  const trials = 30;
+  for (let i = 0; i < trials; i++) {
+    const b = buildBaseline([1, 2, 3].map((j) => ({ meta: meta(`r${j}`), samples: run() })), { slowApis: [POST] });
+    const slow = run(1.5);
+    const rel = compareRun(b, slow, { alpha: 0.01, control: txKey('check-in') });
+    const postP95 = (rows) => rows.find((r) => r.metric === apiKey(POST) && r.stat.startsWith('p(95)'));
+    if (postP95(rel).verdict === 'regressed') foundRel++;
+    if (postP95(compareRun(b, slow, { alpha: 0.01 })).verdict === 'regressed') foundAbs++;
+    if (compareRun(b, run(), { alpha: 0.01, control: txKey('check-in') }).some((r) => r.verdict === 'regressed')) falseRel++;
+    assert.ok(rel.every((r) => r.metric !== txKey('check-in') && /^p\((95|50)\) ÷ check-in p\(\1\)$/.test(r.stat)), JSON.stringify(rel.map((r) => r.stat)));
+  }
+  assert.ok(foundRel >= 0.9 * trials, `found relative to check-in in ${foundRel}/${trials}`);
+  assert.ok(foundAbs <= 0.5 * trials, `found in absolute p95 in ${foundAbs}/${trials}`);
+  assert.ok(falseRel <= 2, `false alarms relative to check-in: ${falseRel}/${trials}`);
+  const b = buildBaseline([1, 2].map((j) => ({ meta: meta(`r${j}`), samples: run() })));
+  assert.match(oneLine(() => compareRun(b, run(), { control: 'http_req_duration{name:GET /nothing}' })), /the control http_req_duration\{name:GET \/nothing\} is not a metric of the baseline; fix: one of /);
+});

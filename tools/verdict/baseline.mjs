@@ -1,0 +1,125 @@
+// The verdict's baseline check: the run's p95 and p50 per transaction and slow API, from every
+// sample of the testid in InfluxDB, against format-2 baselines (tools/verdict/baseline-format.mjs),
+// by the method of tools/verdict/method.mjs. The gate's false-alarm rate (alpha, default 5 %) is
+// split evenly over the rows judged, so a run of the baseline's own system fails the gate at most
+// that often.
+import { readFileSync, existsSync } from 'node:fs';
+import { join } from 'node:path';
+import { influxClient } from '../report/influx.mjs';
+import { ReportError } from '../report/errors.mjs';
+import { readRunSamples, validateBaseline2, mergeBaselines, txKey, apiKey, STAT } from './baseline-format.mjs';
+import { runQuantileStats } from './stats.mjs';
+import { judge, pooledSpread, DEFAULTS } from './method.mjs';
+
+function readBaseline(file) {
+  let text;
+  try {
+    text = readFileSync(file, 'utf8');
+  } catch {
+    throw new ReportError(`baseline ${file} cannot be read; fix: give a file written by \`folio-perf baseline <testid> <testid> ...\``);
+  }
+  let doc;
+  try {
+    doc = JSON.parse(text);
+  } catch (e) {
+    throw new ReportError(`${file} is not JSON (${e.message}); fix: record it again with \`folio-perf baseline <testid> <testid> ...\``);
+  }
+  return validateBaseline2(doc, file);
+}
+
+// The candidate's own description: its summary.json when this machine ran it, else InfluxDB's tags.
+async function candidateMeta(client, testid, resultsDir) {
+  const path = join(resultsDir, testid, 'summary.json');
+  if (existsSync(path)) {
+    try {
+      const m = JSON.parse(readFileSync(path, 'utf8')).meta;
+      if (m && m.workflow) return m;
+    } catch {
+      // a broken summary: fall back to the samples' tags
+    }
+  }
+  const series = await client.query(`SHOW TAG VALUES FROM "transaction_duration" WITH KEY = "workflow" WHERE "testid" = '${testid.replace(/'/g, "\\'")}'`, 'candidate workflow');
+  const wf = series[0]?.values?.[0]?.[1];
+  return wf ? { workflow: wf } : null;
+}
+
+/**
+ * The baseline rows for testid. opts: { influxUrl, baselineFiles, alpha, minSamples, resultsDir, control }.
+ * [] when no baseline file is given.
+ */
+export async function rows(testid, opts = {}) {
+  const files = opts.baselineFiles || [];
+  if (files.length === 0) return [];
+  const alpha = opts.alpha ?? DEFAULTS.alpha;
+  if (!(alpha > 0 && alpha < 0.5)) throw new ReportError(`alpha ${alpha} is not a false-alarm rate in (0, 0.5); fix: e.g. --alpha 0.05`);
+  const minSamples = opts.minSamples ?? DEFAULTS.minSamples;
+  const base = mergeBaselines(files.map(readBaseline), files);
+  const client = influxClient(opts.influxUrl);
+  const meta = await candidateMeta(client, testid, opts.resultsDir || 'results');
+  if (!meta) throw new ReportError(`InfluxDB at ${client.url} has no transaction samples of ${testid}; fix: give the test id of a finished run and the InfluxDB it wrote to (--influx)`);
+  if (meta.workflow !== base.workflow) throw new ReportError(`${testid} is a ${meta.workflow} run, the baseline ${files[0]} is of workflow ${base.workflow}; fix: give a baseline recorded from ${meta.workflow} runs`);
+  if (meta.profile && base.profile && meta.profile !== base.profile) throw new ReportError(`${testid} ran PROFILE=${meta.profile}, the baseline PROFILE=${base.profile}; fix: run the candidate with PROFILE=${base.profile} or record a baseline of ${meta.profile} runs`);
+  if (meta.think && base.think && meta.think !== base.think) throw new ReportError(`${testid} ran THINK=${meta.think}, the baseline THINK=${base.think}; fix: run the candidate with THINK=${base.think}`);
+
+  return compareRun(base, await readRunSamples(client, testid), { alpha, minSamples, control: opts.control || null });
+}
+
+/** A metric's run figures relative to a control metric's in the same run: the log ratio, errors added. */
+export function relativeTo(r, c) {
+  if (!r || !c || !(r.n > 0) || !(c.n > 0)) return { n: 0, q: null, logQ: null, se: null };
+  return { testid: r.testid, n: Math.min(r.n, c.n), q: r.q / c.q, logQ: r.logQ - c.logQ, se: Math.hypot(r.se, c.se) };
+}
+
+const shortName = (key) => /\{[^:]+:(.*)\}$/.exec(key)?.[1] ?? key;
+
+/**
+ * The rows of one candidate's samples (readRunSamples' shape) against a format-2 baseline document:
+ * pure, so make bench-gate judges its stored runs exactly as the verdict does.
+ * control (optional): a metric of the baseline that the candidate's change cannot touch; every other
+ * metric is then judged relative to it in the same run (p95 ÷ the control's p95), which cancels the
+ * machine's speed from run to run (a shared or noisy machine) but hides a change that slows the
+ * control too.
+ */
+export function compareRun(base, samples, { alpha = DEFAULTS.alpha, minSamples = DEFAULTS.minSamples, control = null } = {}) {
+  if (control && !base.metrics[control]) throw new ReportError(`the control ${control} is not a metric of the baseline; fix: one of ${Object.keys(base.metrics).join(', ')}`);
+  const keys = Object.keys(base.metrics).filter((k) => k !== control);
+  const sampleOf = (key) => {
+    const tx = /^transaction_duration\{transaction:(.*)\}$/.exec(key);
+    const api = /^http_req_duration\{name:(.*)\}$/.exec(key);
+    const xs = tx ? samples.transactions[tx[1]] : api ? samples.apis[api[1]] : undefined;
+    return xs && xs.length > 0 ? xs : null;
+  };
+  // Both quantiles: p95 is what the release reports judge; p50 moves with a slowdown of the whole
+  // distribution too and, from the same samples, has a third of p95's sampling error.
+  const out = [];
+  const plans = STATS.filter(([stat]) => stat === STAT || keys.every((k) => base.metrics[k].runs.every((r) => r[FIELD[stat]])));
+  const perRowAlpha = alpha / (keys.length * plans.length);
+  for (const [stat, p] of plans) {
+    const field = FIELD[stat];
+    const baseRuns = (key) => base.metrics[key].runs.map((r) => (field ? { testid: r.testid, n: r.n, ...r[field] } : r));
+    const candOf = (key) => {
+      const xs = sampleOf(key);
+      return xs ? runQuantileStats(xs, p) : null;
+    };
+    const controlRuns = control ? baseRuns(control) : null;
+    const runsOf = (key) => (control ? baseRuns(key).map((r) => relativeTo(r, controlRuns.find((c) => c.testid === r.testid))) : baseRuns(key));
+    const candControl = control ? candOf(control) : null;
+    const spread = pooledSpread(Object.fromEntries(keys.map((k) => [k, runsOf(k)])), { minSamples });
+    for (const key of keys) {
+      const own = candOf(key);
+      const candidate = control ? (own && candControl ? relativeTo(own, candControl) : null) : own;
+      // A metric whose own runs disagree more than the pool's is judged by its own spread (and its
+      // own degrees of freedom): pooling must not lend a noisy metric the calm of the others.
+      const mine = pooledSpread({ [key]: runsOf(key) }, { minSamples });
+      const v = judge({ runs: runsOf(key), candidate, spread: mine.tau2 !== null && spread.tau2 !== null && mine.tau2 > spread.tau2 ? mine : spread, alpha: perRowAlpha, minSamples });
+      out.push({ check: 'baseline', metric: key, stat: control ? `${stat} ÷ ${shortName(control)} ${stat}` : stat, baseline: v.baseline, candidate: v.candidate, deltaPct: v.deltaPct, interval: v.interval, verdict: v.verdict, note: v.note });
+    }
+  }
+  return out;
+}
+
+// The quantiles judged, and where a format-2 run keeps each (p95 at the run's top level).
+const STATS = [['p(95)', 0.95], ['p(50)', 0.5]];
+const FIELD = { 'p(95)': null, 'p(50)': 'p50' };
+
+export { txKey, apiKey };
