@@ -10,13 +10,14 @@
 //   folio-perf compare <testid A> <testid B> [--influx <url>]
 //       writes results/compare-<A>-vs-<B>/report.md and report.html.
 //
-//   folio-perf verdict <testid> [--influx <url>] [--thresholds <file>] [--baseline <file>]... [--alpha <a>] [--control <metric>] [--instance <i>]
+//   folio-perf verdict <testid> [--influx <url>] [--thresholds <file>] [--baseline <file>]... [--alpha <a>] [--control <metric>] [--min-delta-ms <ms>] [--instance <i>]
 //       the run's verdict from all its samples in InfluxDB (every runner) and the baseline: a table,
 //       exit 99 when a threshold fails or the baseline comparison says regressed (tools/verdict/);
 //       alpha: the baseline comparison's false-alarm rate (default 0.05); control: judge every other
 //       metric relative to this one's p95 in the same run (a metric the change cannot touch, e.g.
 //       'transaction_duration{transaction:check-in}': cancels a noisy machine's speed); --instance <i>:
-//       one runner's samples only (make run RUNNERS=N tags them instance=<i>). With
+//       one runner's samples only (make run RUNNERS=N tags them instance=<i>); --min-delta-ms: a
+//       change smaller than this (default 2) is never a regression. With
 //       GITHUB_STEP_SUMMARY set, the table is appended there in Markdown.
 //
 //   folio-perf run [NAME=VALUE ...]        e.g. folio-perf run PROFILE=smoke MINIFOLIO_PROFILE=lotus
@@ -33,7 +34,7 @@ import { fileURLToPath } from 'node:url';
 import { validateBaseline } from '../lib/baseline.js';
 import { ReportError } from './report/errors.mjs';
 
-const USAGE = 'usage: folio-perf run [NAME=VALUE ...] | reset [--tenant <t>] | baseline <testid> [<testid> ...] [--out baselines/<name>.json] [--influx <url>] | report <testid> [--influx <url>] [--folio-url <url>] [--tenant <t>] [--module-logs <dir>] | compare <testid A> <testid B> [--influx <url>] | verdict <testid> [--influx <url>] [--thresholds <file>] [--baseline <file>]... [--alpha <a>] [--control <metric>] [--instance <i>]';
+const USAGE = 'usage: folio-perf run [NAME=VALUE ...] | reset [--tenant <t>] | baseline <testid> [<testid> ...] [--out baselines/<name>.json] [--influx <url>] | report <testid> [--influx <url>] [--folio-url <url>] [--tenant <t>] [--module-logs <dir>] | compare <testid A> <testid B> [--influx <url>] | verdict <testid> [--influx <url>] [--thresholds <file>] [--baseline <file>]... [--alpha <a>] [--control <metric>] [--min-delta-ms <ms>] [--instance <i>]';
 
 function fail(msg) {
   process.stderr.write(`folio-perf: ${msg}\n`);
@@ -141,13 +142,16 @@ async function verdict(args) {
   const rest = [];
   for (let i = 0; i < args.length; i++) {
     const a = args[i];
-    if (['--influx', '--thresholds', '--baseline', '--alpha', '--control', '--instance'].includes(a) && i + 1 < args.length) {
+    if (['--influx', '--thresholds', '--baseline', '--alpha', '--control', '--instance', '--min-delta-ms'].includes(a) && i + 1 < args.length) {
       const v = args[++i];
       if (a === '--influx') opts.influxUrl = v;
       else if (a === '--control') opts.control = v;
       else if (a === '--instance') opts.instance = v;
       else if (a === '--thresholds') opts.thresholdsFile = v;
-      else if (a === '--alpha') {
+      else if (a === '--min-delta-ms') {
+        opts.minDeltaMs = Number(v);
+        if (!(opts.minDeltaMs >= 0)) fail(`--min-delta-ms ${v} is not a number of milliseconds; fix: e.g. --min-delta-ms 2 (0: judge every change)`);
+      } else if (a === '--alpha') {
         opts.alpha = Number(v);
         if (!(opts.alpha > 0 && opts.alpha < 0.5)) fail(`--alpha ${v} is not a false-alarm rate; fix: a number in (0, 0.5), e.g. --alpha 0.05`);
       }

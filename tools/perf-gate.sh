@@ -1,36 +1,80 @@
 #!/usr/bin/env bash
 # make perf-gate: the regression gate as GitHub Actions runs it (.github/workflows/perf-gate.yml).
+#
 # A baseline is only comparable on the machine that recorded it, so without GATE_BASELINE the gate
-# records one here first: GATE_RUNS (default 2) CICO runs on minifolio `fast`, then the candidate
-# run on minifolio GATE_CANDIDATE (default fast), then `folio-perf verdict` on the candidate against
-# that baseline. With GATE_BASELINE=<format-2 file> only the candidate runs. Each run is
-# PROFILE=smoke (1 user, no think time) for GATE_DURATION (default 60s); its own thresholds
-# (thresholds.json's SLOs) fail it on their own. Exit: the first run's failure code, else the
+# records one here, around the candidate: baseline run 1, the candidate run, baseline runs 2..GATE_RUNS
+# (default 2), so a machine that speeds up or slows down during the job moves both sides alike.
+# Then `folio-perf verdict` judges the candidate against that baseline.
+#
+# Which code each side runs:
+#   GATE_BASE_REF=<git ref>  the baseline runs are made by that commit's folio-perf and minifolio
+#                            (a detached worktree under the stack directory, built with make), the
+#                            candidate by this checkout: a pull request's change is judged against
+#                            its base. The workflow sets it to the pull request's base (or the commit
+#                            before a push). Both sides share this checkout's stack and database.
+#   unset                    both sides run this checkout: the gate then measures only what differs
+#                            between GATE_CANDIDATE's minifolio profile and `fast` (e.g.
+#                            GATE_CANDIDATE=fast-checkout-plus50 shows the gate failing).
+# GATE_BASELINE=<format-2 file>: no baseline runs; only the candidate runs.
+#
+# Each run is PROFILE=smoke (1 user, no think time) for GATE_DURATION (default 60s); its own
+# thresholds (thresholds.json's SLOs) fail it on their own. Exit: a run's failure code, else the
 # verdict's (99 when the comparison says regressed). GATE_ALPHA: the verdict's false-alarm rate.
 set -uo pipefail
 cd "$(dirname "$0")/.."
 . tools/defaults.sh
+export FP_STACK_DIR # the base worktree's scripts use this checkout's stack
 export FP_INFLUX_URL=${FP_INFLUX_URL:-http://127.0.0.1:$FP_INFLUX_PORT}
 runs=${GATE_RUNS:-2} duration=${GATE_DURATION:-60s} candidate=${GATE_CANDIDATE:-fast} alpha=${GATE_ALPHA:-0.05}
 stamp=$(date -u +%Y%m%dT%H%M%SZ)
+base_ref=${GATE_BASE_REF:-}
+# A push that creates a branch has no commit before it (GitHub sends forty zeros).
+if [[ $base_ref =~ ^0+$ ]]; then
+  echo "==> perf-gate: no base commit (a new branch): both sides run this checkout" >&2
+  base_ref=
+fi
+base_dir=
 
-gate_run() { # NAME MINIFOLIO_PROFILE
-  local testid="gate-$1-$stamp" rc
-  PROFILE=smoke DURATION="$duration" MINIFOLIO_PROFILE="$2" TESTID="$testid" tools/run.sh >&2
+die() {
+  echo "perf-gate: $1; fix: $2" >&2
+  exit 1
+}
+
+gate_run() { # NAME MINIFOLIO_PROFILE [CHECKOUT]: prints the run's summary.json path
+  local testid="gate-$1-$stamp" dir=${3:-$PWD} rc
+  (cd "$dir" && PROFILE=smoke DURATION="$duration" MINIFOLIO_PROFILE="$2" TESTID="$testid" tools/run.sh) >&2
   rc=$?
   if [ "$rc" -ne 0 ]; then
     echo "perf-gate: the $1 run ($testid) failed with exit $rc; fix: read its output above (99: an SLO of thresholds.json failed)" >&2
     exit "$rc"
   fi
-  echo "$testid"
+  echo "$dir/results/$testid/summary.json"
 }
+
+if [ -n "$base_ref" ] && [ -z "${GATE_BASELINE:-}" ]; then
+  base_sha=$(git rev-parse --verify --quiet "$base_ref^{commit}") ||
+    die "GATE_BASE_REF=$base_ref is not a commit of this clone" "fetch it (actions/checkout with fetch-depth: 0) or unset GATE_BASE_REF"
+  base_dir=$FP_STACK_DIR/gate-base
+  git worktree remove --force "$base_dir" >/dev/null 2>&1
+  rm -rf "$base_dir"
+  git worktree add --detach "$base_dir" "$base_sha" >/dev/null 2>&1 ||
+    die "could not check out $base_ref into $base_dir" "git worktree prune, then run again"
+  # Nothing is left checked out, whatever happens next.
+  trap 'git worktree remove --force "$base_dir" >/dev/null 2>&1' EXIT
+  [ -x "$base_dir/tools/run.sh" ] || die "$base_ref has no tools/run.sh" "use a base commit of folio-perf"
+  echo "==> perf-gate: baseline runs by $base_ref ($(git rev-parse --short "$base_sha")), candidate by this checkout ($(git rev-parse --short HEAD))" >&2
+  make -C "$base_dir" --no-print-directory k6 minifolio >&2 || die "the base $base_ref does not build" "see the make output above"
+fi
 
 baseline=${GATE_BASELINE:-}
 if [ -z "$baseline" ]; then
-  ids=()
-  for i in $(seq 1 "$runs"); do ids+=("$(gate_run "baseline$i" fast)") || exit $?; done
+  summaries=("$(gate_run baseline1 fast "$base_dir")") || exit $?
+  cand=$(gate_run candidate "$candidate") || exit $?
+  for i in $(seq 2 "$runs"); do summaries+=("$(gate_run "baseline$i" fast "$base_dir")") || exit $?; done
   baseline=results/gate-baseline-$stamp.json
-  node tools/folio-perf.mjs baseline "${ids[@]}" --out "$baseline" || exit 1
+  node tools/folio-perf.mjs baseline "${summaries[@]}" --out "$baseline" || exit 1
+else
+  cand=$(gate_run candidate "$candidate") || exit $?
 fi
-cand=$(gate_run candidate "$candidate") || exit $?
-node tools/folio-perf.mjs verdict "$cand" --baseline "$baseline" --alpha "$alpha"
+cand_id=$(basename "$(dirname "$cand")")
+node tools/folio-perf.mjs verdict "$cand_id" --baseline "$baseline" --alpha "$alpha"

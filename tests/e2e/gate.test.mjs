@@ -125,6 +125,34 @@ test('bad input: one line with the fix', () => {
   assert.match(v.stdout, /inconclusive \(baseline has 1 usable run, needs 2: record it from 2 or more runs\)/);
 });
 
+// make perf-gate with GATE_BASE_REF: the baseline runs come from that commit's own checkout (a
+// worktree it builds), the candidate between them from this one, and nothing stays checked out.
+// Short runs and a strict alpha: this checks the mechanism, not the machine.
+test('perf-gate with a base commit: baseline runs by the base worktree around the candidate, worktree removed', () => {
+  const stackDir = env('FP_STACK_DIR');
+  const r = run(join(repo, 'tools', 'perf-gate.sh'), [], {
+    env: { GATE_BASE_REF: 'HEAD', GATE_DURATION: '15s', GATE_ALPHA: '0.001', FP_INFLUX_URL: env('FP_INFLUX_URL') },
+    timeoutMs: 600_000,
+  });
+  const out = r.stdout + r.stderr;
+  assert.equal(r.status, 0, out);
+  assert.match(out, /==> perf-gate: baseline runs by HEAD \([0-9a-f]+\), candidate by this checkout/);
+  // The order: baseline 1, candidate, baseline 2 (bracketing the candidate in time).
+  // The runs' own output (stderr, in the order they ran); stdout holds the baseline and verdict.
+  const ids = [...new Set([...r.stderr.matchAll(/gate-(baseline1|candidate|baseline2)-\d{8}T\d{6}Z/g)].map((m) => m[1]))];
+  assert.deepEqual(ids, ['baseline1', 'candidate', 'baseline2'], out);
+  assert.match(out, /^baseline results\/gate-baseline-\S+\.json: cico runs gate-baseline1-\S+, gate-baseline2-\S+/m);
+  const wt = run('git', ['-C', repo, 'worktree', 'list']).stdout;
+  assert.doesNotMatch(wt, new RegExp(`${stackDir}/gate-base`), 'the base worktree is removed');
+});
+
+test('perf-gate with a base that is no commit: one line, exit 1, nothing run', () => {
+  const r = run(join(repo, 'tools', 'perf-gate.sh'), [], { env: { GATE_BASE_REF: 'no-such-ref-xyz', FP_INFLUX_URL: env('FP_INFLUX_URL') }, timeoutMs: 60_000 });
+  assert.equal(r.status, 1, r.stdout + r.stderr);
+  assert.match(r.stderr, /^perf-gate: GATE_BASE_REF=no-such-ref-xyz is not a commit of this clone; fix: /m);
+  assert.doesNotMatch(r.stdout + r.stderr, /==> k6/);
+});
+
 // The test id of this file's earlier run of `name` (results/ holds it).
 function gateRunId(name) {
   const r = run('sh', ['-c', `ls -t ${join(repo, 'results')} | grep '^e2e-gate-${name}-' | head -1`]);

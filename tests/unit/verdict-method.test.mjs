@@ -148,3 +148,21 @@ test('the spread is pooled over metrics and counts their degrees of freedom', ()
   assert.ok(s.tau2 >= 0);
   assert.deepEqual(pooledSpread({ a: runs(1) }), { tau2: null, df: 0, metrics: 0 });
 });
+
+test('a change under minDeltaMs is ok whatever its interval; above it the interval decides', () => {
+  // Three calm runs of a 1.2 ms GET and a candidate 30 % slower (+0.36 ms): significant, but tiny.
+  const r = rng(42);
+  const runs = Array.from({ length: 3 }, () => runQuantileStats(runSamples(r, { n: 2000, medianMs: 1.2, sigma: 0.1, tau: 0.001 })));
+  const spread = pooledSpread({ get: runs });
+  const candidate = runQuantileStats(runSamples(r, { n: 2000, medianMs: 1.2, sigma: 0.1, tau: 0.001, factor: 1.3 }));
+  const strict = judge({ runs, candidate, spread, alpha: 0.001 });
+  assert.equal(strict.verdict, 'regressed', JSON.stringify(strict));
+  const floored = judge({ runs, candidate, spread, alpha: 0.001, minDeltaMs: 2 });
+  assert.equal(floored.verdict, 'ok');
+  assert.match(floored.note, /under 2 ms/);
+  assert.deepEqual(floored.interval, strict.interval, 'the interval is still shown');
+  // The same +30 % on a 40 ms transaction (+12 ms) stays regressed.
+  const slow = Array.from({ length: 3 }, () => runQuantileStats(runSamples(r, { n: 2000, medianMs: 40, sigma: 0.1, tau: 0.001 })));
+  const cand40 = runQuantileStats(runSamples(r, { n: 2000, medianMs: 40, sigma: 0.1, tau: 0.001, factor: 1.3 }));
+  assert.equal(judge({ runs: slow, candidate: cand40, spread: pooledSpread({ tx: slow }), alpha: 0.001, minDeltaMs: 2 }).verdict, 'regressed');
+});

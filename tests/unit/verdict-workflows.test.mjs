@@ -40,8 +40,11 @@ test('perf-gate.yml runs the statistical gate: make perf-gate -> folio-perf verd
   const mk = readFileSync(join(repo, 'Makefile'), 'utf8');
   assert.match(mk, /^perf-gate:.*\n\t@tools\/perf-gate\.sh$/m);
   const sh = readFileSync(join(repo, 'tools', 'perf-gate.sh'), 'utf8');
-  assert.match(sh, /folio-perf\.mjs verdict "\$cand" --baseline "\$baseline"/);
-  assert.match(sh, /folio-perf\.mjs baseline "\$\{ids\[@\]\}"/);
+  assert.match(sh, /folio-perf\.mjs verdict "\$cand_id" --baseline "\$baseline"/);
+  assert.match(sh, /folio-perf\.mjs baseline "\$\{summaries\[@\]\}"/);
+  // A pull request's baseline runs are made by its base commit (a full clone to have it).
+  assert.match(wf, /fetch-depth: 0/);
+  assert.match(wf, /GATE_BASE_REF: \$\{\{ github\.event_name == 'pull_request' && github\.event\.pull_request\.base\.sha/);
   const cli = readFileSync(join(repo, 'tools', 'folio-perf.mjs'), 'utf8');
   assert.match(cli, /process\.env\.GITHUB_STEP_SUMMARY/);
 });

@@ -61,7 +61,8 @@ export async function rows(testid, opts = {}) {
   if (meta.profile && base.profile && meta.profile !== base.profile) throw new ReportError(`${testid} ran PROFILE=${meta.profile}, the baseline PROFILE=${base.profile}; fix: run the candidate with PROFILE=${base.profile} or record a baseline of ${meta.profile} runs`);
   if (meta.think && base.think && meta.think !== base.think) throw new ReportError(`${testid} ran THINK=${meta.think}, the baseline THINK=${base.think}; fix: run the candidate with THINK=${base.think}`);
 
-  return compareRun(base, await readRunSamples(client, testid), { alpha, minSamples, control: opts.control || null });
+  const minDeltaMs = opts.minDeltaMs ?? DEFAULTS.minDeltaMs;
+  return compareRun(base, await readRunSamples(client, testid), { alpha, minSamples, control: opts.control || null, minDeltaMs });
 }
 
 /** A metric's run figures relative to a control metric's in the same run: the log ratio, errors added. */
@@ -80,7 +81,7 @@ const shortName = (key) => /\{[^:]+:(.*)\}$/.exec(key)?.[1] ?? key;
  * machine's speed from run to run (a shared or noisy machine) but hides a change that slows the
  * control too.
  */
-export function compareRun(base, samples, { alpha = DEFAULTS.alpha, minSamples = DEFAULTS.minSamples, control = null } = {}) {
+export function compareRun(base, samples, { alpha = DEFAULTS.alpha, minSamples = DEFAULTS.minSamples, control = null, minDeltaMs = DEFAULTS.minDeltaMs } = {}) {
   if (control && !base.metrics[control]) throw new ReportError(`the control ${control} is not a metric of the baseline; fix: one of ${Object.keys(base.metrics).join(', ')}`);
   const keys = Object.keys(base.metrics).filter((k) => k !== control);
   const sampleOf = (key) => {
@@ -111,7 +112,7 @@ export function compareRun(base, samples, { alpha = DEFAULTS.alpha, minSamples =
       // A metric whose own runs disagree more than the pool's is judged by its own spread (and its
       // own degrees of freedom): pooling must not lend a noisy metric the calm of the others.
       const mine = pooledSpread({ [key]: runsOf(key) }, { minSamples });
-      const v = judge({ runs: runsOf(key), candidate, spread: mine.tau2 !== null && spread.tau2 !== null && mine.tau2 > spread.tau2 ? mine : spread, alpha: perRowAlpha, minSamples });
+      const v = judge({ runs: runsOf(key), candidate, spread: mine.tau2 !== null && spread.tau2 !== null && mine.tau2 > spread.tau2 ? mine : spread, alpha: perRowAlpha, minSamples, minDeltaMs: control ? 0 : minDeltaMs });
       out.push({ check: 'baseline', metric: key, stat: control ? `${stat} ÷ ${shortName(control)} ${stat}` : stat, baseline: v.baseline, candidate: v.candidate, deltaPct: v.deltaPct, interval: v.interval, verdict: v.verdict, note: v.note });
     }
   }

@@ -21,9 +21,15 @@
 // when data is missing: fewer than 2 usable baseline runs, or fewer than minSamples samples in the
 // candidate or a baseline run. The caller splits the gate's false-alarm rate over the metrics it
 // judges (Bonferroni), so a whole verdict falsely fails at most that often.
+//
+// A change is also required to matter: with minDeltaMs (absolute rows, in ms), a regression or an
+// improvement smaller than that is **ok** whatever its interval. Two short baseline runs that happen
+// to agree estimate the between-run spread too small, and on minifolio's 1–3 ms GETs a move of a few
+// tenths of a millisecond then looked significant (a run of the baseline's own code was called
+// regressed at α 0.001 for +0.36 ms on a 1.2 ms p95); the release reports round to 10 ms.
 import { mean, variance, tQuantile } from './stats.mjs';
 
-export const DEFAULTS = { alpha: 0.05, minSamples: 100, minRuns: 2 };
+export const DEFAULTS = { alpha: 0.05, minSamples: 100, minRuns: 2, minDeltaMs: 2 };
 
 const usable = (r, minSamples) => r && r.n >= minSamples && Number.isFinite(r.logQ) && Number.isFinite(r.se);
 
@@ -55,7 +61,7 @@ const pct = (logRatio) => (Math.exp(logRatio) - 1) * 100;
  * one-sided false-alarm rate.
  * Returns { verdict, baseline, candidate, deltaPct, interval, note, df }.
  */
-export function judge({ runs, candidate, spread, alpha = DEFAULTS.alpha, minSamples = DEFAULTS.minSamples, minRuns = DEFAULTS.minRuns }) {
+export function judge({ runs, candidate, spread, alpha = DEFAULTS.alpha, minSamples = DEFAULTS.minSamples, minRuns = DEFAULTS.minRuns, minDeltaMs = 0 }) {
   const ok = (runs || []).filter((r) => usable(r, minSamples));
   const base = ok.length > 0 ? Math.exp(mean(ok.map((r) => r.logQ))) : null;
   const cand = candidate && candidate.n > 0 ? candidate.q : null;
@@ -79,6 +85,11 @@ export function judge({ runs, candidate, spread, alpha = DEFAULTS.alpha, minSamp
   const half = tQuantile(1 - alpha, df) * Math.sqrt(v);
   const lo = d - half;
   const hi = d + half;
-  const verdict = lo > 0 ? 'regressed' : hi < 0 ? 'improved' : 'ok';
-  return { verdict, baseline: base, candidate: cand, deltaPct: pct(d), interval: [pct(lo), pct(hi)], note: '', df };
+  let verdict = lo > 0 ? 'regressed' : hi < 0 ? 'improved' : 'ok';
+  let note = '';
+  if (verdict !== 'ok' && Math.abs(cand - base) < minDeltaMs) {
+    verdict = 'ok';
+    note = `|Δ| under ${minDeltaMs} ms`;
+  }
+  return { verdict, baseline: base, candidate: cand, deltaPct: pct(d), interval: [pct(lo), pct(hi)], note, df };
 }

@@ -2,7 +2,8 @@
 const HEAD = ['check', 'metric', 'stat', 'baseline', 'candidate', 'Δ %', 'interval', 'verdict'];
 
 const num = (v) => (v === null || v === undefined ? '–' : Number.isInteger(v) ? String(v) : v.toFixed(v < 10 ? 3 : 1));
-const pct = (v) => (v === null || v === undefined ? '–' : `${v >= 0 ? '+' : ''}${v.toFixed(1)}`);
+// An interval from very few degrees of freedom can reach astronomic bounds: shown as such, not as 1e58.
+const pct = (v) => (v === null || v === undefined ? '–' : v > 9999 ? '>+9999' : `${v >= 0 ? '+' : ''}${v.toFixed(1)}`);
 
 function cells(r) {
   const interval = r.interval ? `[${pct(r.interval[0])}, ${pct(r.interval[1])}]` : '–';
