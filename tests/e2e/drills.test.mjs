@@ -8,7 +8,7 @@ import { spawn, spawnSync } from 'node:child_process';
 import { readFileSync, writeFileSync, openSync, readdirSync, statSync, mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { repo, env, bin, waitFor, run } from './helpers.mjs';
+import { repo, env, bin, waitFor, run, sql } from './helpers.mjs';
 import { poolQueries } from '../../lib/data.js';
 
 const tenant = 'fs09000000';
@@ -17,14 +17,6 @@ const itemTable = `${tenant}_mod_inventory_storage.item`;
 const userTable = `${tenant}_mod_users.users`;
 const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
 
-function sql(statement) {
-  const u = new URL(env('FP_PG_DSN'));
-  const r = run('psql', ['-X', '-q', '-t', '-A', '-v', 'ON_ERROR_STOP=1', '-h', u.hostname, '-p', u.port, '-U', u.username, '-d', u.pathname.slice(1), '-c', statement], {
-    env: { PGPASSWORD: decodeURIComponent(u.password) },
-  });
-  assert.equal(r.status, 0, r.stderr);
-  return r.stdout.trim();
-}
 const lines = (text) => text.split('\n').filter(Boolean);
 const count = (where) => Number(sql(`select count(*) from ${where}`));
 const allLoans = () => count(loanTable);

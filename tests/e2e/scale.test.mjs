@@ -14,7 +14,7 @@ import { spawn } from 'node:child_process';
 import { mkdtempSync, readFileSync, writeFileSync, mkdirSync, copyFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { repo, env, bin, influxQuery, run, runAsync, mdTable, waitFor } from './helpers.mjs';
+import { repo, env, bin, influxQuery, run, runAsync, mdTable, waitFor, sql } from './helpers.mjs';
 import { baseFiles, groups } from '../../tools/k8s-base.mjs';
 import { influxWrite } from '../../dashboards/src/influx-query.mjs';
 
@@ -26,14 +26,6 @@ const DURATION = '30s';
 // measures the runners' VUs, not the machine's CPU (more k6 processes cost CPU of their own).
 const THINK = '300';
 
-function sql(statement) {
-  const u = new URL(env('FP_PG_DSN'));
-  const r = run('psql', ['-X', '-q', '-t', '-A', '-v', 'ON_ERROR_STOP=1', '-h', u.hostname, '-p', u.port, '-U', u.username, '-d', u.pathname.slice(1), '-c', statement], {
-    env: { PGPASSWORD: decodeURIComponent(u.password) },
-  });
-  assert.equal(r.status, 0, r.stderr);
-  return r.stdout.trim();
-}
 
 function k6P(values, pct) {
   const v = [...values].sort((a, b) => a - b);

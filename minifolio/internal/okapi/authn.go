@@ -31,18 +31,30 @@ const (
 // genericLoginErrors reports whether the mod-login among ids (module ids,
 // "mod-login-7.13.1") answers every login failure alike.
 func genericLoginErrors(ids []string) bool {
+	return releaseAtLeast(ids, "mod-login", [3]int{7, 13, 1}, false)
+}
+
+// releaseAtLeast reports whether module's id among ids ("mod-login-7.13.1")
+// has a version of at least min (major, minor, patch); ifUnknown when the
+// module is not listed or its version does not parse.
+func releaseAtLeast(ids []string, module string, min [3]int, ifUnknown bool) bool {
 	for _, id := range ids {
-		v, ok := strings.CutPrefix(id, "mod-login-")
+		v, ok := strings.CutPrefix(id, module+"-")
 		if !ok {
 			continue
 		}
-		var major, minor, patch int
-		if _, err := fmt.Sscanf(v, "%d.%d.%d", &major, &minor, &patch); err != nil {
-			return false
+		var got [3]int
+		if _, err := fmt.Sscanf(v, "%d.%d.%d", &got[0], &got[1], &got[2]); err != nil {
+			return ifUnknown
 		}
-		return major > 7 || major == 7 && (minor > 13 || minor == 13 && patch >= 1)
+		for i := range got {
+			if got[i] != min[i] {
+				return got[i] > min[i]
+			}
+		}
+		return true
 	}
-	return false
+	return ifUnknown
 }
 
 // expiryFormat is how mod-login writes accessTokenExpiration (ISO-8601 UTC).

@@ -450,18 +450,7 @@ const (
 // allows credentials in CORS answers (5.0.0 and later; an id list without
 // okapi is taken as the default release's).
 func okapiCredentials(ids []string) bool {
-	for _, id := range ids {
-		v, ok := strings.CutPrefix(id, "okapi-")
-		if !ok {
-			continue
-		}
-		var major int
-		if _, err := fmt.Sscanf(v, "%d.", &major); err != nil {
-			return true
-		}
-		return major >= 5
-	}
-	return true
+	return releaseAtLeast(ids, "okapi", [3]int{5, 0, 0}, true)
 }
 
 // corsOrigin writes the origin part of a CORS answer (Vert.x's
