@@ -193,14 +193,8 @@ func withProfile(module string, prof *profile.Profile, idx *indexProfile, next h
 				slog.Error("applying the profile's indexes", "module", module, "tenant", tenant, "err", err)
 			}
 		}
-		if d := prof.Delay(module, r.Method, r.URL.Path, nil); d > 0 {
-			t := time.NewTimer(d)
-			select {
-			case <-t.C:
-			case <-r.Context().Done():
-				t.Stop()
-				return
-			}
+		if d := prof.Delay(module, r.Method, r.URL.Path, nil); d > 0 && !pause(r, d) {
+			return
 		}
 		next.ServeHTTP(w, r)
 	})

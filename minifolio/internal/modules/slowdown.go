@@ -22,12 +22,7 @@ func slowdown(module string, prof *profile.Profile, next http.Handler) http.Hand
 		held := &heldResponse{header: http.Header{}}
 		start := time.Now()
 		next.ServeHTTP(held, r)
-		hold := time.Duration(float64(time.Since(start)) * pct / 100)
-		t := time.NewTimer(hold)
-		select {
-		case <-t.C:
-		case <-r.Context().Done():
-			t.Stop()
+		if !pause(r, time.Duration(float64(time.Since(start))*pct/100)) {
 			return
 		}
 		for k, v := range held.header {
@@ -61,4 +56,17 @@ func (h *heldResponse) Write(b []byte) (int, error) {
 		h.status = http.StatusOK
 	}
 	return h.body.Write(b)
+}
+
+// pause waits d, the profiles' added service time; false when the client went
+// away first (nothing is left to answer).
+func pause(r *http.Request, d time.Duration) bool {
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-t.C:
+		return true
+	case <-r.Context().Done():
+		return false
+	}
 }
