@@ -12,12 +12,14 @@ test-e2e-influx-loss: $(BIN)/k6 $(BIN)/minifolio ## InfluxDB paused during runs:
 test-e2e-db-password: $(BIN)/k6 $(BIN)/minifolio ## a DB password with @ # / ? % space ' " \ through its own stack and a run; in no log
 	@node --test --test-reporter=spec --test-concurrency=1 tests/e2e/db-password.test.mjs
 
-# The reliability drills (interrupt under lotus, a second Ctrl-C, a foreign loan, a module and a
-# PostgreSQL restart mid-run, a failed undo): whole runs with faults, about 5 minutes, so not in
-# `make test`. Needs the test stack (source tools/test-env.sh && stack/stack.sh up).
+# The reliability drills as one suite (tools/drills.sh): interrupt under lotus, a second Ctrl-C, a
+# foreign loan, a module and a PostgreSQL restart mid-run, a failed undo (test-e2e-drills, about 5
+# minutes, so only here), with the InfluxDB pause, the refused logins and the hard database password
+# that `make test` runs too. Starts the test stack when it is not up.
 .PHONY: drills test-e2e-drills
-drills: test-e2e-drills ## reliability drills on the test stack (~5 min): interrupts, faults, foreign loans; nothing left checked out
-test-e2e-drills: $(BIN)/k6 $(BIN)/minifolio
+drills: $(BIN)/k6 $(BIN)/minifolio ## reliability drills (~12 min, test stack): interrupts, faults, foreign loans, InfluxDB pause, bad passwords; nothing left checked out
+	@tools/drills.sh
+test-e2e-drills: $(BIN)/k6 $(BIN)/minifolio ## the drills' own file only (tests/e2e/drills.test.mjs), on a test stack that is up
 	@node --test --test-reporter=spec --test-concurrency=1 tests/e2e/drills.test.mjs
 
 .PHONY: test-e2e-scale

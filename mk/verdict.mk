@@ -10,4 +10,4 @@ test-e2e-gate: $(BIN)/k6 $(BIN)/minifolio ## the gate end to end: baseline of 2 
 	@node --test --test-reporter=spec --test-concurrency=1 tests/e2e/gate.test.mjs
 
 bench-gate: stack-up k6 $(CURDIR)/bin/minifolio ## the gate's false-alarm rate and power: interleaved fast / fast-checkout-plus10/25/50 runs, baselines from subsets of the fast runs (~35 min)
-	@node tools/bench-gate.mjs
+	@. tools/defaults.sh && FP_INFLUX_URL=$${FP_INFLUX_URL:-http://127.0.0.1:$$FP_INFLUX_PORT} node tools/bench-gate.mjs

@@ -10,12 +10,14 @@
 //   folio-perf compare <testid A> <testid B> [--influx <url>]
 //       writes results/compare-<A>-vs-<B>/report.md and report.html.
 //
-//   folio-perf verdict <testid> [--influx <url>] [--thresholds <file>] [--baseline <file>]... [--alpha <a>] [--control <metric>] [--min-delta-ms <ms>] [--instance <i>]
+//   folio-perf verdict <testid> [--influx <url>] [--thresholds <file>] [--baseline <file>]... [--alpha <a>] [--control speed|<metric>] [--min-delta-ms <ms>] [--instance <i>]
 //       the run's verdict from all its samples in InfluxDB (every runner) and the baseline: a table,
 //       exit 99 when a threshold fails or the baseline comparison says regressed (tools/verdict/);
-//       alpha: the baseline comparison's false-alarm rate (default 0.05); control: judge every other
-//       metric relative to this one's p95 in the same run (a metric the change cannot touch, e.g.
-//       'transaction_duration{transaction:check-in}': cancels a noisy machine's speed); --instance <i>:
+//       alpha: the baseline comparison's false-alarm rate (default 0.05); control: judge every metric
+//       relative to the run's speed (`speed`: the median change of the other metrics, plus a row for
+//       the speed itself), or every other metric relative to one metric's quantile in the same run (a
+//       metric the change cannot touch, e.g. 'transaction_duration{transaction:check-in}'); either
+//       cancels a noisy machine's speed from run to run; --instance <i>:
 //       one runner's samples only (make run RUNNERS=N tags them instance=<i>); --min-delta-ms: a
 //       change smaller than this (default 2) is never a regression. With
 //       GITHUB_STEP_SUMMARY set, the table is appended there in Markdown.
@@ -34,7 +36,7 @@ import { fileURLToPath } from 'node:url';
 import { validateBaseline } from '../lib/baseline.js';
 import { ReportError } from './report/errors.mjs';
 
-const USAGE = 'usage: folio-perf run [NAME=VALUE ...] | reset [--tenant <t>] | baseline <testid> [<testid> ...] [--out baselines/<name>.json] [--influx <url>] | report <testid> [--influx <url>] [--folio-url <url>] [--tenant <t>] [--module-logs <dir>] | compare <testid A> <testid B> [--influx <url>] | verdict <testid> [--influx <url>] [--thresholds <file>] [--baseline <file>]... [--alpha <a>] [--control <metric>] [--min-delta-ms <ms>] [--instance <i>]';
+const USAGE = 'usage: folio-perf run [NAME=VALUE ...] | reset [--tenant <t>] | baseline <testid> [<testid> ...] [--out baselines/<name>.json] [--influx <url>] | report <testid> [--influx <url>] [--folio-url <url>] [--tenant <t>] [--module-logs <dir>] | compare <testid A> <testid B> [--influx <url>] | verdict <testid> [--influx <url>] [--thresholds <file>] [--baseline <file>]... [--alpha <a>] [--control speed|<metric>] [--min-delta-ms <ms>] [--instance <i>]';
 
 function fail(msg) {
   process.stderr.write(`folio-perf: ${msg}\n`);

@@ -3,8 +3,11 @@
 #
 # A baseline is only comparable on the machine that recorded it, so without GATE_BASELINE the gate
 # records one here, around the candidate: baseline run 1, the candidate run, baseline runs 2..GATE_RUNS
-# (default 2), so a machine that speeds up or slows down during the job moves both sides alike.
-# Then `folio-perf verdict` judges the candidate against that baseline.
+# (default 3), so a machine that speeds up or slows down during the job moves both sides alike.
+# Then `folio-perf verdict` judges the candidate against that baseline, every metric relative to the
+# run's own speed (GATE_CONTROL, default `speed`: --control speed, which cancels a runner whose speed
+# drifts between runs; `none` judges absolute quantiles). make bench-gate measured k = 3 runs of 120 s
+# with --control speed at 6 % false alarms and 100 % power at +25 % on check-out (README).
 #
 # Which code each side runs:
 #   GATE_BASE_REF=<git ref>  the baseline runs are made by that commit's folio-perf and minifolio
@@ -17,7 +20,7 @@
 #                            GATE_CANDIDATE=fast-checkout-plus50 shows the gate failing).
 # GATE_BASELINE=<format-2 file>: no baseline runs; only the candidate runs.
 #
-# Each run is PROFILE=smoke (1 user, no think time) for GATE_DURATION (default 60s); its own
+# Each run is PROFILE=smoke (1 user, no think time) for GATE_DURATION (default 120s); its own
 # thresholds (thresholds.json's SLOs) fail it on their own. Exit: a run's failure code, else the
 # verdict's (99 when the comparison says regressed). GATE_ALPHA: the verdict's false-alarm rate.
 set -uo pipefail
@@ -25,7 +28,8 @@ cd "$(dirname "$0")/.."
 . tools/defaults.sh
 export FP_STACK_DIR # the base worktree's scripts use this checkout's stack
 export FP_INFLUX_URL=${FP_INFLUX_URL:-http://127.0.0.1:$FP_INFLUX_PORT}
-runs=${GATE_RUNS:-2} duration=${GATE_DURATION:-60s} candidate=${GATE_CANDIDATE:-fast} alpha=${GATE_ALPHA:-0.05}
+runs=${GATE_RUNS:-3} duration=${GATE_DURATION:-120s} candidate=${GATE_CANDIDATE:-fast} alpha=${GATE_ALPHA:-0.05}
+control=${GATE_CONTROL:-speed}
 stamp=$(date -u +%Y%m%dT%H%M%SZ)
 base_ref=${GATE_BASE_REF:-}
 # A push that creates a branch has no commit before it (GitHub sends forty zeros).
@@ -77,4 +81,6 @@ else
   cand=$(gate_run candidate "$candidate") || exit $?
 fi
 cand_id=$(basename "$(dirname "$cand")")
-node tools/folio-perf.mjs verdict "$cand_id" --baseline "$baseline" --alpha "$alpha"
+control_args=()
+[ "$control" = none ] || control_args=(--control "$control")
+node tools/folio-perf.mjs verdict "$cand_id" --baseline "$baseline" --alpha "$alpha" "${control_args[@]}"

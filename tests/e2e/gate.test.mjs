@@ -131,7 +131,7 @@ test('bad input: one line with the fix', () => {
 test('perf-gate with a base commit: baseline runs by the base worktree around the candidate, worktree removed', () => {
   const stackDir = env('FP_STACK_DIR');
   const r = run(join(repo, 'tools', 'perf-gate.sh'), [], {
-    env: { GATE_BASE_REF: 'HEAD', GATE_DURATION: '15s', GATE_ALPHA: '0.001', FP_INFLUX_URL: env('FP_INFLUX_URL') },
+    env: { GATE_BASE_REF: 'HEAD', GATE_RUNS: '2', GATE_DURATION: '15s', GATE_ALPHA: '0.001', FP_INFLUX_URL: env('FP_INFLUX_URL') },
     timeoutMs: 600_000,
   });
   const out = r.stdout + r.stderr;

@@ -8,7 +8,7 @@ import { spawn } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { bin, env, influxQuery, repo } from './helpers.mjs';
+import { bin, env, influxQuery, repo, sql } from './helpers.mjs';
 
 const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
 
@@ -48,7 +48,18 @@ async function pausedRun(name, vars, { pauseAt, pauseMs }) {
   const summary = JSON.parse(readFileSync(join(dir, 'summary.json'), 'utf8'));
   const loss = JSON.parse(readFileSync(join(dir, 'sample-loss.json'), 'utf8'));
   const [series] = await influxQuery(`SELECT count("value") FROM "http_reqs" WHERE "testid" = '${testid}'`);
+  assertNothingLeft(name, out);
   return { status, out, testid, summary, loss, k6Reqs: summary.k6.metrics.http_reqs.values.count, influxReqs: series ? series.values[0][1] : 0 };
+}
+
+// A stalled InfluxDB must not stall the load's bookkeeping: after the run (teardown done) no loan
+// is open and no item Checked out. run.sh reset the tenant before the run, so any is the run's.
+function assertNothingLeft(name, out) {
+  const tenant = 'fs09000000';
+  const open = Number(sql(`select count(*) from ${tenant}_mod_circulation_storage.loan where lower(jsonb->'status'->>'name') = 'open'`));
+  const out_ = Number(sql(`select count(*) from ${tenant}_mod_inventory_storage.item where jsonb->'status'->>'name' = 'Checked out'`));
+  assert.deepEqual([open, out_], [0, 0], `${name}: open loans, Checked-out items after the run\n${out}`);
+  assert.doesNotMatch(out, /the run left \d+ items checked out/);
 }
 
 test('an 18-second InfluxDB pause during a run loses no sample', async () => {

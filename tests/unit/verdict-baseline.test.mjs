@@ -4,7 +4,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { buildBaseline, validateBaseline2, mergeBaselines, txKey, apiKey, BASELINE_FORMAT_2 } from '../../tools/verdict/baseline-format.mjs';
-import { compareRun } from '../../tools/verdict/baseline.mjs';
+import { compareRun, speedOf, SPEED } from '../../tools/verdict/baseline.mjs';
 import { exitCodeFor } from '../../tools/verdict/index.mjs';
 import { renderVerdictMarkdown } from '../../tools/verdict/render.mjs';
 import { validateBaseline } from '../../lib/baseline.js';
@@ -138,5 +138,64 @@ test('--control: a machine whose speed swings by ±40 % between runs hides +50 %
   assert.ok(foundAbs <= 0.5 * trials, `found in absolute p95 in ${foundAbs}/${trials}`);
   assert.ok(falseRel <= 2, `false alarms relative to check-in: ${falseRel}/${trials}`);
   const b = buildBaseline([1, 2].map((j) => ({ meta: meta(`r${j}`), samples: run() })));
-  assert.match(oneLine(() => compareRun(b, run(), { control: 'http_req_duration{name:GET /nothing}' })), /the control http_req_duration\{name:GET \/nothing\} is not a metric of the baseline; fix: one of /);
+  assert.match(oneLine(() => compareRun(b, run(), { control: 'http_req_duration{name:GET /nothing}' })), /the control http_req_duration\{name:GET \/nothing\} is neither "speed" nor a metric of the baseline; fix: speed or one of /);
+});
+
+// A run on a machine of speed m: every metric scaled by m (the machine), the slowed ones by factor too.
+const GETS = ['GET /users', 'GET /inventory/items', 'GET /circulation/loans', 'GET /service-points'];
+function machineRun(m, { post = 1, all = 1, n = 800 } = {}) {
+  const apis = { [POST]: draw(n, 11 * m * all, post) };
+  for (const [i, g] of GETS.entries()) apis[g] = draw(n, (2 + i) * m * all);
+  return { transactions: { 'check-out': draw(n, 40 * m * all, 1 + (post - 1) / 3), 'check-in': draw(n, 25 * m * all) }, apis };
+}
+const slowApis = [POST, ...GETS];
+const baselineOf = (k, m = () => 1) => buildBaseline(Array.from({ length: k }, (_, j) => ({ meta: meta(`r${j}`), samples: machineRun(m()) })), { slowApis });
+
+test('--control speed: the run\'s own speed (median change of the other metrics) cancels a machine swinging ±40 %: +50 % on one API found, A/A ok, no control metric needed', () => {
+  const machine = () => Math.exp(0.35 * normal());
+  let found = 0;
+  let falseAlarms = 0;
+  const trials = 30;
+  for (let i = 0; i < trials; i++) {
+    const b = baselineOf(3, machine);
+    const rows = compareRun(b, machineRun(machine(), { post: 1.5 }), { alpha: 0.01, control: SPEED });
+    if (rows.find((r) => r.metric === apiKey(POST) && r.stat === 'p(95) ÷ run speed').verdict === 'regressed') found++;
+    if (compareRun(b, machineRun(machine()), { alpha: 0.01, control: SPEED }).some((r) => r.verdict === 'regressed')) falseAlarms++;
+    // Every metric is judged (no control metric left out), plus the run speed row per quantile.
+    assert.equal(rows.length, 2 * (Object.keys(b.metrics).length + 1));
+  }
+  assert.ok(found >= 0.9 * trials, `found in ${found}/${trials}`);
+  assert.ok(falseAlarms <= 2, `false alarms ${falseAlarms}/${trials}`);
+});
+
+test('--control speed: a change that slows everything alike shows on the run speed row, judged with k - 1 degrees of freedom', () => {
+  // A steady machine: 5 baseline runs, the candidate 1.5x slower in every metric.
+  const steady = () => Math.exp(0.02 * normal());
+  const b = baselineOf(5, steady);
+  const rows = compareRun(b, machineRun(steady(), { all: 1.5 }), { alpha: 0.05, control: SPEED });
+  const speedRow = rows.find((r) => r.metric.startsWith('run speed') && r.stat === 'p(95)');
+  assert.equal(speedRow.verdict, 'regressed');
+  assert.ok(speedRow.deltaPct > 40 && speedRow.deltaPct < 60, `Δ ${speedRow.deltaPct}`);
+  assert.ok(rows.filter((r) => !r.metric.startsWith('run speed')).every((r) => r.verdict !== 'regressed'), 'relative to the run speed nothing else moved');
+  // Two baseline runs: one degree of freedom, so even +50 % everywhere is not proof.
+  const two = compareRun(baselineOf(2, steady), machineRun(steady(), { all: 1.5 }), { alpha: 0.05, control: SPEED });
+  const wide = two.find((r) => r.metric.startsWith('run speed') && r.stat === 'p(95)');
+  assert.equal(wide.verdict, 'ok');
+  assert.ok(wide.interval[0] < 0 && wide.interval[1] > 100, JSON.stringify(wide.interval));
+});
+
+test('speedOf: the median change of the other metrics, leave-one-out; a few slowed metrics do not move it', () => {
+  const runsByKey = {};
+  const cand = {};
+  for (let i = 0; i < 7; i++) {
+    runsByKey[`m${i}`] = [{ testid: 'a', n: 500, logQ: i, se: 0.01 }, { testid: 'b', n: 500, logQ: i + 0.2, se: 0.01 }];
+    cand[`m${i}`] = { n: 500, logQ: i + 0.1 + (i < 2 ? 0.5 : 0), se: 0.01 }; // m0, m1 slowed
+  }
+  const sp = speedOf(runsByKey, cand, 100);
+  assert.ok(Math.abs(sp.candidate(null).logQ - 0.0) < 1e-12, 'the median ignores the two slowed metrics');
+  assert.ok(Math.abs(sp.run('a', 'm3').logQ + 0.1) < 1e-12 && Math.abs(sp.run('b', 'm3').logQ - 0.1) < 1e-12);
+  assert.equal(sp.run('a', 'm3').n, Number.MAX_SAFE_INTEGER, 'a control, not a sample count');
+  assert.ok(sp.candidate('m0').se > 0 && sp.candidate('m0').se < 0.01);
+  assert.equal(sp.candidateRun().n, 500);
+  assert.equal(speedOf({ m: [{ testid: 'a', n: 5, logQ: 0, se: 1 }] }, { m: null }, 100).candidate(null).logQ, null, 'no usable metric: no speed');
 });

@@ -4,7 +4,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { quantileSorted, runQuantileStats, histogramOf, histogramQuantile, mergeHistograms, tQuantile, normalQuantile, tCdf, variance } from '../../tools/verdict/stats.mjs';
-import { judge, pooledSpread } from '../../tools/verdict/method.mjs';
+import { judge, predict, pooledSpread } from '../../tools/verdict/method.mjs';
 
 // mulberry32 + Box-Muller: reproducible draws per seed.
 function rng(seed) {
@@ -165,4 +165,29 @@ test('a change under minDeltaMs is ok whatever its interval; above it the interv
   const slow = Array.from({ length: 3 }, () => runQuantileStats(runSamples(r, { n: 2000, medianMs: 40, sigma: 0.1, tau: 0.001 })));
   const cand40 = runQuantileStats(runSamples(r, { n: 2000, medianMs: 40, sigma: 0.1, tau: 0.001, factor: 1.3 }));
   assert.equal(judge({ runs: slow, candidate: cand40, spread: pooledSpread({ tx: slow }), alpha: 0.001, minDeltaMs: 2 }).verdict, 'regressed');
+});
+
+test('predict: the prediction interval of a new run from k runs (s² · (1 + 1/k), k - 1 degrees of freedom); it holds its false-alarm rate and widens with few runs', () => {
+  let x = 7;
+  const u = () => ((x = (x * 16807) % 2147483647) / 2147483647);
+  const z = () => Math.sqrt(-2 * Math.log(u())) * Math.cos(2 * Math.PI * u());
+  const run = (mu) => ({ n: 1000, q: Math.exp(mu), logQ: mu, se: 0.001 });
+  // A/A over many seeds: regressed at most about alpha of the time, for k = 2 and k = 4.
+  for (const k of [2, 4]) {
+    let alarms = 0;
+    const trials = 2000;
+    for (let i = 0; i < trials; i++) {
+      const runs = Array.from({ length: k }, () => run(0.2 * z()));
+      if (predict({ runs, candidate: run(0.2 * z()), alpha: 0.05 }).verdict === 'regressed') alarms++;
+    }
+    assert.ok(alarms / trials > 0.03 && alarms / trials < 0.07, `k=${k}: ${alarms}/${trials}`);
+  }
+  // The interval by hand: runs 0 and 0.2 (mean 0.1, s² 0.02), candidate 0.5, alpha 0.05, df 1 (t = 6.314).
+  const v = predict({ runs: [run(0), run(0.2)], candidate: run(0.5), alpha: 0.05 });
+  const half = 6.3138 * Math.sqrt(0.02 * 1.5);
+  assert.equal(v.df, 1);
+  assert.ok(Math.abs(v.interval[0] - (Math.exp(0.4 - half) - 1) * 100) < 0.1 && Math.abs(v.interval[1] - (Math.exp(0.4 + half) - 1) * 100) < 0.1, JSON.stringify(v.interval));
+  assert.equal(v.verdict, 'ok', 'one degree of freedom: +49 % is within a run of the same system');
+  assert.match(predict({ runs: [run(0)], candidate: run(1) }).note, /baseline has 1 usable run, needs 2/);
+  assert.match(predict({ runs: [run(0), run(0)], candidate: run(1) }).note, /identical/);
 });

@@ -9,7 +9,7 @@ import { influxClient } from '../report/influx.mjs';
 import { ReportError } from '../report/errors.mjs';
 import { readRunSamples, validateBaseline2, mergeBaselines, txKey, apiKey, STAT } from './baseline-format.mjs';
 import { runQuantileStats } from './stats.mjs';
-import { judge, pooledSpread, DEFAULTS } from './method.mjs';
+import { judge, predict, pooledSpread, DEFAULTS } from './method.mjs';
 
 function readBaseline(file) {
   let text;
@@ -73,16 +73,27 @@ export function relativeTo(r, c) {
 
 const shortName = (key) => /\{[^:]+:(.*)\}$/.exec(key)?.[1] ?? key;
 
+/** The control that is no metric: the run's own speed, read from all its metrics (see speedOf). */
+export const SPEED = 'speed';
+
 /**
  * The rows of one candidate's samples (readRunSamples' shape) against a format-2 baseline document:
  * pure, so make bench-gate judges its stored runs exactly as the verdict does.
- * control (optional): a metric of the baseline that the candidate's change cannot touch; every other
- * metric is then judged relative to it in the same run (p95 ÷ the control's p95), which cancels the
- * machine's speed from run to run (a shared or noisy machine) but hides a change that slows the
- * control too.
+ * control (optional): what every other metric is judged relative to, in the same run, to cancel the
+ * machine's speed from run to run (a shared or drifting machine moves every metric of a run
+ * together). Either
+ *   - a metric of the baseline that the candidate's change cannot touch (p95 ÷ the control's p95);
+ *     it hides a change that slows the control too; or
+ *   - SPEED ('speed'): the run's speed, the median over the other metrics of their change from the
+ *     baseline's mean (leave-one-out, so a metric never cancels itself; the median, so the few
+ *     metrics a change slows do not move it). A change that slows a few metrics shows in their rows;
+ *     one that slows everything alike moves the speed itself, which gets a row of its own ("run
+ *     speed", the median change of all metrics), judged by a prediction interval from the baseline
+ *     runs' own speeds (method.mjs predict: k - 1 degrees of freedom): honest, and weak with few runs.
  */
 export function compareRun(base, samples, { alpha = DEFAULTS.alpha, minSamples = DEFAULTS.minSamples, control = null, minDeltaMs = DEFAULTS.minDeltaMs } = {}) {
-  if (control && !base.metrics[control]) throw new ReportError(`the control ${control} is not a metric of the baseline; fix: one of ${Object.keys(base.metrics).join(', ')}`);
+  const speed = control === SPEED;
+  if (control && !speed && !base.metrics[control]) throw new ReportError(`the control ${control} is neither "${SPEED}" nor a metric of the baseline; fix: ${SPEED} or one of ${Object.keys(base.metrics).join(', ')}`);
   const keys = Object.keys(base.metrics).filter((k) => k !== control);
   const sampleOf = (key) => {
     const tx = /^transaction_duration\{transaction:(.*)\}$/.exec(key);
@@ -94,7 +105,7 @@ export function compareRun(base, samples, { alpha = DEFAULTS.alpha, minSamples =
   // distribution too and, from the same samples, has a third of p95's sampling error.
   const out = [];
   const plans = STATS.filter(([stat]) => stat === STAT || keys.every((k) => base.metrics[k].runs.every((r) => r[FIELD[stat]])));
-  const perRowAlpha = alpha / (keys.length * plans.length);
+  const perRowAlpha = alpha / ((keys.length + (speed ? 1 : 0)) * plans.length);
   for (const [stat, p] of plans) {
     const field = FIELD[stat];
     const baseRuns = (key) => base.metrics[key].runs.map((r) => (field ? { testid: r.testid, n: r.n, ...r[field] } : r));
@@ -102,21 +113,86 @@ export function compareRun(base, samples, { alpha = DEFAULTS.alpha, minSamples =
       const xs = sampleOf(key);
       return xs ? runQuantileStats(xs, p) : null;
     };
-    const controlRuns = control ? baseRuns(control) : null;
-    const runsOf = (key) => (control ? baseRuns(key).map((r) => relativeTo(r, controlRuns.find((c) => c.testid === r.testid))) : baseRuns(key));
-    const candControl = control ? candOf(control) : null;
+    const cand = Object.fromEntries(keys.map((k) => [k, candOf(k)]));
+    const sp = speed ? speedOf(Object.fromEntries(keys.map((k) => [k, baseRuns(k)])), cand, minSamples) : null;
+    const controlRuns = control && !speed ? baseRuns(control) : null;
+    const runsOf = (key) => {
+      if (speed) return baseRuns(key).map((r) => relativeTo(r, sp.run(r.testid, key)));
+      return control ? baseRuns(key).map((r) => relativeTo(r, controlRuns.find((c) => c.testid === r.testid))) : baseRuns(key);
+    };
+    const candControl = control && !speed ? candOf(control) : null;
     const spread = pooledSpread(Object.fromEntries(keys.map((k) => [k, runsOf(k)])), { minSamples });
+    const label = speed ? `${stat} ÷ run speed` : control ? `${stat} ÷ ${shortName(control)} ${stat}` : stat;
     for (const key of keys) {
-      const own = candOf(key);
-      const candidate = control ? (own && candControl ? relativeTo(own, candControl) : null) : own;
+      const own = cand[key];
+      let candidate = own;
+      if (speed) candidate = own ? relativeTo(own, sp.candidate(key)) : null;
+      else if (control) candidate = own && candControl ? relativeTo(own, candControl) : null;
       // A metric whose own runs disagree more than the pool's is judged by its own spread (and its
       // own degrees of freedom): pooling must not lend a noisy metric the calm of the others.
       const mine = pooledSpread({ [key]: runsOf(key) }, { minSamples });
       const v = judge({ runs: runsOf(key), candidate, spread: mine.tau2 !== null && spread.tau2 !== null && mine.tau2 > spread.tau2 ? mine : spread, alpha: perRowAlpha, minSamples, minDeltaMs: control ? 0 : minDeltaMs });
-      out.push({ check: 'baseline', metric: key, stat: control ? `${stat} ÷ ${shortName(control)} ${stat}` : stat, baseline: v.baseline, candidate: v.candidate, deltaPct: v.deltaPct, interval: v.interval, verdict: v.verdict, note: v.note });
+      out.push({ check: 'baseline', metric: key, stat: label, baseline: v.baseline, candidate: v.candidate, deltaPct: v.deltaPct, interval: v.interval, verdict: v.verdict, note: v.note });
+    }
+    if (speed) {
+      // The whole system's change: the candidate's speed against the baseline runs' own speeds.
+      const v = predict({ runs: sp.runSpeeds(), candidate: sp.candidateRun(), alpha: perRowAlpha, minSamples });
+      out.push({ check: 'baseline', metric: 'run speed (median change of all metrics)', stat, baseline: v.baseline, candidate: v.candidate, deltaPct: v.deltaPct, interval: v.interval, verdict: v.verdict, note: v.note });
     }
   }
   return out;
+}
+
+const median = (xs) => {
+  const s = [...xs].sort((a, b) => a - b);
+  const h = s.length >> 1;
+  return s.length % 2 ? s[h] : (s[h - 1] + s[h]) / 2;
+};
+
+/**
+ * A run's speed relative to the baseline: per run (each baseline run, and the candidate), the
+ * median over metrics of (log quantile − the baseline runs' mean log quantile), leaving out the
+ * metric it is a control for (key; null leaves none out). Its sampling error, that of a median of
+ * m values with errors se: about 1.2533 · rms(se) / √m. Metrics without minSamples in a run do not
+ * count for that run. runsByKey: { key: [{testid, n, logQ, se}] } (the baseline), cand: { key: {n,
+ * logQ, se} | null }.
+ */
+export function speedOf(runsByKey, cand, minSamples = DEFAULTS.minSamples) {
+  const ok = (r) => r && r.n >= minSamples && Number.isFinite(r.logQ) && Number.isFinite(r.se);
+  const centre = {};
+  for (const [key, runs] of Object.entries(runsByKey)) {
+    const good = runs.filter(ok);
+    if (good.length >= 1) centre[key] = good.reduce((a, r) => a + r.logQ, 0) / good.length;
+  }
+  const at = (get, leaveOut) => {
+    const devs = [];
+    const ses = [];
+    for (const key of Object.keys(centre)) {
+      if (key === leaveOut) continue;
+      const r = get(key);
+      if (!ok(r)) continue;
+      devs.push(r.logQ - centre[key]);
+      ses.push(r.se);
+    }
+    if (devs.length === 0) return { n: 0, q: null, logQ: null, se: null };
+    const logQ = median(devs);
+    const se = (1.2533 * Math.sqrt(ses.reduce((a, x) => a + x * x, 0) / ses.length)) / Math.sqrt(devs.length);
+    return { n: Number.MAX_SAFE_INTEGER, q: Math.exp(logQ), logQ, se };
+  };
+  const testids = [...new Set(Object.values(runsByKey).flatMap((runs) => runs.map((r) => r.testid)))];
+  const runOf = (testid) => (key) => runsByKey[key].find((r) => r.testid === testid);
+  // The speed as a run of a metric of its own (n: the fewest samples of any metric it counts).
+  const whole = (get) => {
+    const r = at(get, null);
+    const ns = Object.keys(centre).map(get).filter(ok).map((x) => x.n);
+    return r.logQ === null ? r : { ...r, n: Math.min(...ns) };
+  };
+  return {
+    run: (testid, key) => at(runOf(testid), key),
+    candidate: (key) => at((k) => cand[k], key),
+    runSpeeds: () => testids.map((t) => ({ testid: t, ...whole(runOf(t)) })),
+    candidateRun: () => whole((k) => cand[k]),
+  };
 }
 
 // The quantiles judged, and where a format-2 run keeps each (p95 at the run's top level).

@@ -93,3 +93,27 @@ export function judge({ runs, candidate, spread, alpha = DEFAULTS.alpha, minSamp
   }
   return { verdict, baseline: base, candidate: cand, deltaPct: pct(d), interval: [pct(lo), pct(hi)], note, df };
 }
+
+/**
+ * A prediction interval for one new run: is the candidate's value (e.g. a whole run's speed, whose
+ * sampling error is tiny) outside what the baseline's k runs make likely for a run of the same
+ * system? d = y_c − mean(y_i), Var(d) = s²·(1 + 1/k) with s² the runs' sample variance (their
+ * sampling error included, nothing subtracted) and k − 1 degrees of freedom. Unlike judge() it
+ * borrows no calm from other metrics and never takes two runs that happened to agree for proof of
+ * a small spread: with k = 2 its one degree of freedom makes the interval very wide, as it should.
+ */
+export function predict({ runs, candidate, alpha = DEFAULTS.alpha, minRuns = DEFAULTS.minRuns, minSamples = DEFAULTS.minSamples }) {
+  const ok = (runs || []).filter((r) => usable(r, minSamples));
+  const base = ok.length > 0 ? Math.exp(mean(ok.map((r) => r.logQ))) : null;
+  const cand = candidate && candidate.n > 0 ? candidate.q : null;
+  const out = (verdict, note, extra = {}) => ({ verdict, baseline: base, candidate: cand, deltaPct: null, interval: null, note, df: null, ...extra });
+  if (!usable(candidate, minSamples)) return out('inconclusive', 'too few samples in this run');
+  if (ok.length < minRuns) return out('inconclusive', `baseline has ${ok.length} usable run${ok.length === 1 ? '' : 's'}, needs ${minRuns}: record it from ${minRuns} or more runs`);
+  const k = ok.length;
+  const d = candidate.logQ - mean(ok.map((r) => r.logQ));
+  const s2 = variance(ok.map((r) => r.logQ));
+  if (!(s2 > 0)) return out('inconclusive', 'the baseline runs are identical: no between-run spread', { deltaPct: pct(d) });
+  const half = tQuantile(1 - alpha, k - 1) * Math.sqrt(s2 * (1 + 1 / k));
+  const verdict = d - half > 0 ? 'regressed' : d + half < 0 ? 'improved' : 'ok';
+  return { verdict, baseline: base, candidate: cand, deltaPct: pct(d), interval: [pct(d - half), pct(d + half)], note: '', df: k - 1 };
+}
