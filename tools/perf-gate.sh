@@ -2,12 +2,13 @@
 # make perf-gate: the regression gate as GitHub Actions runs it (.github/workflows/perf-gate.yml).
 #
 # A baseline is only comparable on the machine that recorded it, so without GATE_BASELINE the gate
-# records one here, around the candidate: baseline run 1, the candidate run, baseline runs 2..GATE_RUNS
-# (default 3), so a machine that speeds up or slows down during the job moves both sides alike.
+# records one here, around the candidate: GATE_RUNS baseline runs (default 4), half before the
+# candidate run and half after, so a machine that speeds up or slows down during the job moves both
+# sides alike.
 # Then `folio-perf verdict` judges the candidate against that baseline, every metric relative to the
 # run's own speed (GATE_CONTROL, default `speed`: --control speed, which cancels a runner whose speed
-# drifts between runs; `none` judges absolute quantiles). make bench-gate measured k = 3 runs of 120 s
-# with --control speed at 6 % false alarms and 100 % power at +25 % on check-out (README).
+# drifts between runs; `none` judges absolute quantiles). make bench-gate measured k = 4 runs of 120 s
+# with --control speed at 3 % false alarms and 100 % power at +25 % on check-out (README).
 #
 # Which code each side runs:
 #   GATE_BASE_REF=<git ref>  the baseline runs are made by that commit's folio-perf and minifolio
@@ -28,7 +29,7 @@ cd "$(dirname "$0")/.."
 . tools/defaults.sh
 export FP_STACK_DIR # the base worktree's scripts use this checkout's stack
 export FP_INFLUX_URL=${FP_INFLUX_URL:-http://127.0.0.1:$FP_INFLUX_PORT}
-runs=${GATE_RUNS:-3} duration=${GATE_DURATION:-120s} candidate=${GATE_CANDIDATE:-fast} alpha=${GATE_ALPHA:-0.05}
+runs=${GATE_RUNS:-4} duration=${GATE_DURATION:-120s} candidate=${GATE_CANDIDATE:-fast} alpha=${GATE_ALPHA:-0.05}
 control=${GATE_CONTROL:-speed}
 stamp=$(date -u +%Y%m%dT%H%M%SZ)
 base_ref=${GATE_BASE_REF:-}
@@ -72,9 +73,11 @@ fi
 
 baseline=${GATE_BASELINE:-}
 if [ -z "$baseline" ]; then
-  summaries=("$(gate_run baseline1 fast "$base_dir")") || exit $?
+  # The candidate in the middle: half the baseline runs (at least one) before it, the rest after.
+  before=$(((runs + 1) / 2)) summaries=()
+  for i in $(seq 1 "$before"); do summaries+=("$(gate_run "baseline$i" fast "$base_dir")") || exit $?; done
   cand=$(gate_run candidate "$candidate") || exit $?
-  for i in $(seq 2 "$runs"); do summaries+=("$(gate_run "baseline$i" fast "$base_dir")") || exit $?; done
+  for i in $(seq $((before + 1)) "$runs"); do summaries+=("$(gate_run "baseline$i" fast "$base_dir")") || exit $?; done
   baseline=results/gate-baseline-$stamp.json
   node tools/folio-perf.mjs baseline "${summaries[@]}" --out "$baseline" || exit 1
 else

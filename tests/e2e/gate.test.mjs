@@ -142,6 +142,9 @@ test('perf-gate with a base commit: baseline runs by the base worktree around th
   const ids = [...new Set([...r.stderr.matchAll(/gate-(baseline1|candidate|baseline2)-\d{8}T\d{6}Z/g)].map((m) => m[1]))];
   assert.deepEqual(ids, ['baseline1', 'candidate', 'baseline2'], out);
   assert.match(out, /^baseline results\/gate-baseline-\S+\.json: cico runs gate-baseline1-\S+, gate-baseline2-\S+/m);
+  // GATE_CONTROL's default: every metric relative to the run's speed, and the speed's own row.
+  assert.match(out, /p\(95\) ÷ run speed/);
+  assert.match(out, /run speed \(median change of all metrics\)/);
   const wt = run('git', ['-C', repo, 'worktree', 'list']).stdout;
   assert.doesNotMatch(wt, new RegExp(`${stackDir}/gate-base`), 'the base worktree is removed');
 });
