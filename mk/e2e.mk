@@ -17,7 +17,7 @@ test-e2e-db-password: $(BIN)/k6 $(BIN)/minifolio ## a DB password with @ # / ? %
 # minutes, so only here), with the InfluxDB pause, the refused logins and the hard database password
 # that `make test` runs too. Starts the test stack when it is not up.
 .PHONY: drills test-e2e-drills
-drills: $(BIN)/k6 $(BIN)/minifolio ## reliability drills (~12 min, test stack): interrupts, faults, foreign loans, InfluxDB pause, bad passwords; nothing left checked out
+drills: $(BIN)/k6 $(BIN)/minifolio ## reliability drills (~8 min, test stack): interrupts, faults, foreign loans, InfluxDB pause, bad passwords; nothing left checked out
 	@tools/drills.sh
 test-e2e-drills: $(BIN)/k6 $(BIN)/minifolio ## the drills' own file only (tests/e2e/drills.test.mjs), on a test stack that is up
 	@node --test --test-reporter=spec --test-concurrency=1 tests/e2e/drills.test.mjs

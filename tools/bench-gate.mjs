@@ -12,8 +12,8 @@
 // The comparisons reuse runs, so they are not independent: a rate from them is an estimate with a
 // wider error than its count suggests (the number of distinct runs is the honest sample size).
 //
-// Environment: BENCH_GATE_DURATION (default 120s per run), BENCH_GATE_FAST (fast runs, default 6),
-// BENCH_GATE_SLOW (runs per slowdown profile, default 3), BENCH_GATE_K (baseline runs, default 3),
+// Environment: BENCH_GATE_DURATION (default 120s per run), BENCH_GATE_FAST (fast runs, default 7),
+// BENCH_GATE_SLOW (runs per slowdown profile, default 3), BENCH_GATE_K (baseline runs, default 4),
 // BENCH_GATE_ALPHA (the gate's false-alarm rate, default 0.05), BENCH_GATE_RUNS=<runs.json> to
 // analyse the runs of an earlier bench again without running anything. Needs the stack
 // (FP_INFLUX_URL) and bin/k6, bin/minifolio. Writes results/bench-gate-<time>/{runs.json,bench-gate.md}.
@@ -29,9 +29,9 @@ import { compareRun, SPEED } from './verdict/baseline.mjs';
 const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..');
 const env = (k, d) => process.env[k] || d;
 const DURATION = env('BENCH_GATE_DURATION', '120s');
-const N_FAST = Number(env('BENCH_GATE_FAST', '6'));
+const N_FAST = Number(env('BENCH_GATE_FAST', '7'));
 const N_SLOW = Number(env('BENCH_GATE_SLOW', '3'));
-const K = Number(env('BENCH_GATE_K', '3'));
+const K = Number(env('BENCH_GATE_K', '4'));
 const ALPHA = Number(env('BENCH_GATE_ALPHA', '0.05'));
 const SLOW = ['fast-checkout-plus10', 'fast-checkout-plus25', 'fast-checkout-plus50'];
 const stamp = new Date().toISOString().replace(/[-:]/g, '').replace(/\.\d+Z$/, 'Z');
@@ -120,6 +120,7 @@ function analyse(window, k, alpha, control) {
     if (rows.some((r) => r.verdict === 'regressed')) t.gate++;
     for (const r of rows) {
       const m = (t.metrics[`${r.metric} ${r.stat.slice(0, 5)}`] ||= { regressed: 0, deltas: [] });
+      m.stat = r.stat;
       if (r.verdict === 'regressed') m.regressed++;
       if (r.deltaPct !== null) m.deltas.push(r.deltaPct);
     }
@@ -165,10 +166,15 @@ for (const control of [null, SPEED, CONTROL]) {
   for (const w of WINDOWS) for (const k of [...new Set([2, 3, K])].filter((x) => x < fastRuns)) configs.push([w, k, ALPHA, control]);
   configs.push([45, 2, 0.01, control]); // the end-to-end test's setting
 }
+const alarms = []; // which rows raised the A/A false alarms, per configuration
 for (const [w, k, alpha, control] of configs) {
   if (!samplesByWindow[w]) continue;
   const { tally } = analyse(w, k, alpha, control);
   for (const [arm, t] of Object.entries(tally)) {
+    if (arm === 'fast (A/A)') {
+      const rows = Object.entries(t.metrics).filter(([, m]) => m.regressed > 0).map(([key, m]) => `${key.replace(/ \S+$/, '')} ${m.stat} ${m.regressed}`);
+      alarms.push(`- ${w} s, k ${k}, alpha ${alpha}, ${control === SPEED ? '÷ run speed' : control ? '÷ check-in' : 'absolute'}: ${rows.length ? rows.join('; ') : 'none'}`);
+    }
     const none = { regressed: 0, deltas: [] };
     const m = (key, stat) => t.metrics[`${key} ${stat}`] || none;
     const both = (key, f) => `${f(m(key, 'p(95)'))} / ${f(m(key, 'p(50)'))}`;
@@ -178,6 +184,7 @@ for (const [w, k, alpha, control] of configs) {
   }
 }
 lines.push('', 'A/A rows: the false-alarm rate (target ≤ 5 %). A/B rows: the power at that slowdown of the check-out POST (target ≥ 90 % at +25 %); the check-out transaction slows by less, since the POST is one part of it (its median Δ says by how much).', '');
+lines.push('## A/A: the rows that were regressed (count over the comparisons)', '', ...alarms, '');
 const md = `${lines.join('\n')}\n`;
 writeFileSync(join(outDir, 'bench-gate.md'), md);
 process.stdout.write(md);

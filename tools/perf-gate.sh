@@ -8,7 +8,7 @@
 # Then `folio-perf verdict` judges the candidate against that baseline, every metric relative to the
 # run's own speed (GATE_CONTROL, default `speed`: --control speed, which cancels a runner whose speed
 # drifts between runs; `none` judges absolute quantiles). make bench-gate measured k = 4 runs of 120 s
-# with --control speed at 3 % false alarms and 100 % power at +25 % on check-out (README).
+# with --control speed at 0 % false alarms and 100 % power at +25 % on check-out (README).
 #
 # Which code each side runs:
 #   GATE_BASE_REF=<git ref>  the baseline runs are made by that commit's folio-perf and minifolio
@@ -44,6 +44,8 @@ die() {
   echo "perf-gate: $1; fix: $2" >&2
   exit 1
 }
+
+[[ $runs =~ ^[0-9]+$ ]] && [ "$runs" -ge 2 ] || die "GATE_RUNS=$runs is not a number of baseline runs of 2 or more (the verdict needs 2 to see the between-run spread)" "GATE_RUNS=4 (the measured setting), or GATE_BASELINE=<file>"
 
 gate_run() { # NAME MINIFOLIO_PROFILE [CHECKOUT]: prints the run's summary.json path
   local testid="gate-$1-$stamp" dir=${3:-$PWD} rc
@@ -86,4 +88,4 @@ fi
 cand_id=$(basename "$(dirname "$cand")")
 control_args=()
 [ "$control" = none ] || control_args=(--control "$control")
-node tools/folio-perf.mjs verdict "$cand_id" --baseline "$baseline" --alpha "$alpha" "${control_args[@]}"
+node tools/folio-perf.mjs verdict "$cand_id" --baseline "$baseline" --alpha "$alpha" ${control_args[@]+"${control_args[@]}"}

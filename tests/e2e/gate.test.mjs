@@ -3,8 +3,10 @@
 // later) makes `folio-perf verdict` exit 99 with check-out regressed, a candidate on `fast` exits 0.
 // The test stack shares its machine with other work, whose speed can change
 // twofold between two runs (make bench-gate): the slowed candidate is judged relative to check-in
-// (--control), which the profile leaves alone, so the machine's speed cancels; the fast candidate
-// is judged as the gate does by default. Bad input stops with one line. Runs go through tools/run.sh like make run.
+// (--control), which the profile leaves alone, so the machine's speed cancels, and relative to the
+// run's own speed (--control speed); the fast candidate is judged as make perf-gate does (--control
+// speed: in absolute quantiles two baseline runs that happened to agree called a fast run 30 %
+// slower from a machine slowdown "regressed"; the README's bench-gate figures show why). Bad input stops with one line. Runs go through tools/run.sh like make run.
 import { test, before } from 'node:test';
 import assert from 'node:assert/strict';
 import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
@@ -88,11 +90,21 @@ test('a candidate on fast-checkout-plus50: exit 99, check-out regressed, the tab
   assert.match(md, new RegExp(`^### folio-perf verdict: ${cand}$`, 'm'));
   assert.match(md, /^\| check \| metric \| stat \| baseline \| candidate \| Δ % \| interval \| verdict \|$/m);
   assert.match(md, /\| http_req_duration\{name:POST \/circulation\/check-out-by-barcode\} \| p\((95|50)\) ÷ check-in p\(\1\) \| .* \| regressed \|$/m);
+  // The same candidate relative to the run's own speed (no control metric to choose): found too,
+  // and the run-speed rows are there (two baseline runs: one degree of freedom, never regressed).
+  const sp = cli(['verdict', cand, '--baseline', baseFile, '--alpha', ALPHA_SLOWED, '--control', 'speed']);
+  assert.equal(sp.status, 99, sp.stdout + sp.stderr);
+  const ts = table(sp.stdout);
+  assert.ok(rowsOf(ts, CO_POST).some((r) => r.cells[2].endsWith('÷ run speed') && r.verdict === 'regressed'), sp.stdout);
+  assert.equal(rowsOf(ts, CONTROL).length, 2, 'check-in is judged too');
+  const speedRows = Object.entries(ts).filter(([k]) => k.startsWith('run speed'));
+  assert.equal(speedRows.length, 2, sp.stdout);
+  assert.ok(speedRows.every(([, r]) => r.verdict !== 'regressed'), sp.stdout);
 });
 
 test('a candidate on fast: exit 0, nothing regressed', () => {
   const cand = gateRun('fast', 'fast');
-  const v = cli(['verdict', cand, '--baseline', baseFile, '--alpha', ALPHA]);
+  const v = cli(['verdict', cand, '--baseline', baseFile, '--alpha', ALPHA, '--control', 'speed']);
   assert.equal(v.status, 0, v.stdout + v.stderr);
   const t = table(v.stdout);
   assert.ok(Object.keys(t).length >= 6, v.stdout);
@@ -154,6 +166,13 @@ test('perf-gate with a base that is no commit: one line, exit 1, nothing run', (
   assert.equal(r.status, 1, r.stdout + r.stderr);
   assert.match(r.stderr, /^perf-gate: GATE_BASE_REF=no-such-ref-xyz is not a commit of this clone; fix: /m);
   assert.doesNotMatch(r.stdout + r.stderr, /==> k6/);
+  // One baseline run cannot show the between-run spread: refused before any run, not a silent pass.
+  for (const runs of ['1', 'x']) {
+    const g = run(join(repo, 'tools', 'perf-gate.sh'), [], { env: { GATE_RUNS: runs, FP_INFLUX_URL: env('FP_INFLUX_URL') }, timeoutMs: 60_000 });
+    assert.equal(g.status, 1, g.stdout + g.stderr);
+    assert.match(g.stderr, new RegExp(`^perf-gate: GATE_RUNS=${runs} is not a number of baseline runs of 2 or more .*; fix: GATE_RUNS=4`, 'm'));
+    assert.doesNotMatch(g.stdout + g.stderr, /==> k6/);
+  }
 });
 
 // The test id of this file's earlier run of `name` (results/ holds it).

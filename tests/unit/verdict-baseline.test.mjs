@@ -198,4 +198,14 @@ test('speedOf: the median change of the other metrics, leave-one-out; a few slow
   assert.ok(sp.candidate('m0').se > 0 && sp.candidate('m0').se < 0.01);
   assert.equal(sp.candidateRun().n, 500);
   assert.equal(speedOf({ m: [{ testid: 'a', n: 5, logQ: 0, se: 1 }] }, { m: null }, 100).candidate(null).logQ, null, 'no usable metric: no speed');
+  // Where leaving the metric out decides: three metrics, two slowed by +0.5 in the candidate.
+  const r0 = (testid) => ({ testid, n: 500, logQ: 0, se: 0.01 });
+  const three = { x: [r0('a'), r0('b')], y: [r0('a'), r0('b')], z: [r0('a'), r0('b')] };
+  const c3 = speedOf(three, { x: { n: 500, logQ: 0.5, se: 0.01 }, y: { n: 500, logQ: 0.5, se: 0.01 }, z: { n: 500, logQ: 0, se: 0.01 } }, 100);
+  assert.equal(c3.candidate(null).logQ, 0.5);
+  assert.equal(c3.candidate('x').logQ, 0.25, 'x\'s control is the median of y and z only');
+  assert.equal(c3.candidate('z').logQ, 0.5);
+  // A metric with one usable baseline run (the other under minSamples) is no part of the speed.
+  const short = { ...three, w: [r0('a'), { testid: 'b', n: 10, logQ: 0, se: 0.01 }] };
+  assert.equal(speedOf(short, { x: { n: 500, logQ: 0.5, se: 0.01 }, y: { n: 500, logQ: 0.5, se: 0.01 }, z: { n: 500, logQ: 0, se: 0.01 }, w: { n: 500, logQ: 0, se: 0.01 } }, 100).candidate(null).logQ, 0.5);
 });

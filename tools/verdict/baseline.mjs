@@ -131,7 +131,7 @@ export function compareRun(base, samples, { alpha = DEFAULTS.alpha, minSamples =
       // A metric whose own runs disagree more than the pool's is judged by its own spread (and its
       // own degrees of freedom): pooling must not lend a noisy metric the calm of the others.
       const mine = pooledSpread({ [key]: runsOf(key) }, { minSamples });
-      const v = judge({ runs: runsOf(key), candidate, spread: mine.tau2 !== null && spread.tau2 !== null && mine.tau2 > spread.tau2 ? mine : spread, alpha: perRowAlpha, minSamples, minDeltaMs: control ? 0 : minDeltaMs });
+      const v = judge({ runs: runsOf(key), candidate, spread: mine.tau2 !== null && spread.tau2 !== null && mine.tau2 > spread.tau2 ? mine : spread, alpha: perRowAlpha, minSamples, minDeltaMs: control && !speed ? 0 : minDeltaMs });
       out.push({ check: 'baseline', metric: key, stat: label, baseline: v.baseline, candidate: v.candidate, deltaPct: v.deltaPct, interval: v.interval, verdict: v.verdict, note: v.note });
     }
     if (speed) {
@@ -162,7 +162,8 @@ export function speedOf(runsByKey, cand, minSamples = DEFAULTS.minSamples) {
   const centre = {};
   for (const [key, runs] of Object.entries(runsByKey)) {
     const good = runs.filter(ok);
-    if (good.length >= 1) centre[key] = good.reduce((a, r) => a + r.logQ, 0) / good.length;
+    // A metric with one usable baseline run would read 0 in it whatever the machine did.
+    if (good.length >= DEFAULTS.minRuns) centre[key] = good.reduce((a, r) => a + r.logQ, 0) / good.length;
   }
   const at = (get, leaveOut) => {
     const devs = [];
