@@ -4,7 +4,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { buildBaseline, validateBaseline2, mergeBaselines, txKey, apiKey, BASELINE_FORMAT_2 } from '../../tools/verdict/baseline-format.mjs';
-import { compareRun, speedOf, SPEED } from '../../tools/verdict/baseline.mjs';
+import { compareRun, speedOf, withSharedShock, SPEED } from '../../tools/verdict/baseline.mjs';
 import { exitCodeFor } from '../../tools/verdict/index.mjs';
 import { renderVerdictMarkdown } from '../../tools/verdict/render.mjs';
 import { validateBaseline } from '../../lib/baseline.js';
@@ -208,4 +208,24 @@ test('speedOf: the median change of the other metrics, leave-one-out; a few slow
   // A metric with one usable baseline run (the other under minSamples) is no part of the speed.
   const short = { ...three, w: [r0('a'), { testid: 'b', n: 10, logQ: 0, se: 0.01 }] };
   assert.equal(speedOf(short, { x: { n: 500, logQ: 0.5, se: 0.01 }, y: { n: 500, logQ: 0.5, se: 0.01 }, z: { n: 500, logQ: 0, se: 0.01 }, w: { n: 500, logQ: 0, se: 0.01 } }, 100).candidate(null).logQ, 0.5);
+});
+
+test('absolute quantiles on a drifting machine: the shared shift gets k - 1 degrees of freedom, and A/A holds its false-alarm rate', () => {
+  // The degrees of freedom by hand: every metric shifted alike in each run (a pure machine shift).
+  const shift = [0, 0.2, -0.1];
+  const byKey = Object.fromEntries(['a', 'b', 'c', 'd'].map((key) => [key, shift.map((x, i) => ({ testid: `r${i}`, n: 500, logQ: x, se: 0.001 }))]));
+  const adj = withSharedShock({ tau2: 0.023, df: 8, metrics: 4 }, byKey, 100);
+  assert.ok(Math.abs(adj.df - 2) < 0.05, `all of it shared: k - 1 = 2, got ${adj.df}`);
+  assert.equal(withSharedShock({ tau2: null, df: 0 }, byKey, 100).tau2, null);
+  // A/A over seeds: a machine moving ±20 % between runs, k = 2 baseline runs (pooled over 7 metrics
+  // the spread would claim 7 degrees of freedom; its shared part has 1).
+  const machine = () => Math.exp(0.2 * normal());
+  let alarms = 0;
+  const trials = 300;
+  for (let i = 0; i < trials; i++) {
+    const b = baselineOf(2, machine);
+    if (compareRun(b, machineRun(machine()), { alpha: 0.05, minDeltaMs: 0 }).some((r) => r.verdict === 'regressed')) alarms++;
+  }
+  // Measured (this seed): 15/300 = 5 %; with the pooled 7 degrees of freedom it was 24/300 = 8 %.
+  assert.ok(alarms / trials <= 0.07, `false alarms ${alarms}/${trials}`);
 });

@@ -8,7 +8,7 @@ import { join } from 'node:path';
 import { influxClient } from '../report/influx.mjs';
 import { ReportError } from '../report/errors.mjs';
 import { readRunSamples, validateBaseline2, mergeBaselines, txKey, apiKey, STAT } from './baseline-format.mjs';
-import { runQuantileStats } from './stats.mjs';
+import { runQuantileStats, variance } from './stats.mjs';
 import { judge, predict, pooledSpread, DEFAULTS } from './method.mjs';
 
 function readBaseline(file) {
@@ -121,7 +121,10 @@ export function compareRun(base, samples, { alpha = DEFAULTS.alpha, minSamples =
       return control ? baseRuns(key).map((r) => relativeTo(r, controlRuns.find((c) => c.testid === r.testid))) : baseRuns(key);
     };
     const candControl = control && !speed ? candOf(control) : null;
-    const spread = pooledSpread(Object.fromEntries(keys.map((k) => [k, runsOf(k)])), { minSamples });
+    const pooled = pooledSpread(Object.fromEntries(keys.map((k) => [k, runsOf(k)])), { minSamples });
+    // In absolute quantiles most of the between-run spread is the machine's, shared by every metric
+    // of a run: pooling it over m metrics does not give it m·(k-1) degrees of freedom.
+    const spread = control ? pooled : withSharedShock(pooled, Object.fromEntries(keys.map((k) => [k, runsOf(k)])), minSamples);
     const label = speed ? `${stat} ÷ run speed` : control ? `${stat} ÷ ${shortName(control)} ${stat}` : stat;
     for (const key of keys) {
       const own = cand[key];
@@ -141,6 +144,24 @@ export function compareRun(base, samples, { alpha = DEFAULTS.alpha, minSamples =
     }
   }
   return out;
+}
+
+/**
+ * The pooled spread's degrees of freedom when part of it is a shift shared by every metric of a run
+ * (the machine's speed): that part is estimated from the k runs' speeds (speedOf), k - 1 degrees of
+ * freedom however many metrics share it; the rest (each metric's own wander) keeps the pooled
+ * degrees. Welch-Satterthwaite over the two: tau2 = shared + own, df = tau2² / (shared²/(k-1) +
+ * own²/df_pooled). Same tau2, fewer degrees of freedom when the machine's drift dominates. Without
+ * this, seven fast runs on a drifting machine gave 6-19 % false alarms at alpha 0.05 (make bench-gate).
+ */
+export function withSharedShock(spread, runsByKey, minSamples = DEFAULTS.minSamples) {
+  if (spread.tau2 === null || !(spread.tau2 > 0)) return spread;
+  const speeds = speedOf(runsByKey, {}, minSamples).runSpeeds().filter((r) => r.logQ !== null);
+  if (speeds.length < 2) return spread;
+  const shared = Math.min(spread.tau2, variance(speeds.map((r) => r.logQ)));
+  const own = spread.tau2 - shared;
+  const df = (spread.tau2 * spread.tau2) / ((shared * shared) / (speeds.length - 1) + (own * own) / spread.df);
+  return { ...spread, df: Math.min(spread.df, df), sharedTau2: shared };
 }
 
 const median = (xs) => {
