@@ -217,6 +217,12 @@ test('absolute quantiles on a drifting machine: the shared shift gets k - 1 degr
   const adj = withSharedShock({ tau2: 0.023, df: 8, metrics: 4 }, byKey, 100);
   assert.ok(Math.abs(adj.df - 2) < 0.05, `all of it shared: k - 1 = 2, got ${adj.df}`);
   assert.equal(withSharedShock({ tau2: null, df: 0 }, byKey, 100).tau2, null);
+  // Half shared (the speeds' variance 0.02333 of tau2 0.04667): Welch-Satterthwaite over the two parts.
+  const half = withSharedShock({ tau2: 0.046667, df: 8, metrics: 4 }, byKey, 100);
+  const shared = 0.023333 - (1.2533 * 0.001) ** 2 / 4; // less the speeds' own sampling error
+  const own = 0.046667 - shared;
+  const want = 0.046667 ** 2 / (shared ** 2 / 2 + own ** 2 / 8);
+  assert.ok(Math.abs(half.df - want) < 0.01 && half.df > 6 && half.df < 7, `df ${half.df}, want ${want}`);
   // A/A over seeds: a machine moving ±20 % between runs, k = 2 baseline runs (pooled over 7 metrics
   // the spread would claim 7 degrees of freedom; its shared part has 1).
   const machine = () => Math.exp(0.2 * normal());

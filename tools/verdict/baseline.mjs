@@ -149,8 +149,8 @@ export function compareRun(base, samples, { alpha = DEFAULTS.alpha, minSamples =
 /**
  * The pooled spread's degrees of freedom when part of it is a shift shared by every metric of a run
  * (the machine's speed): that part is estimated from the k runs' speeds (speedOf), k - 1 degrees of
- * freedom however many metrics share it; the rest (each metric's own wander) keeps the pooled
- * degrees. Welch-Satterthwaite over the two: tau2 = shared + own, df = tau2² / (shared²/(k-1) +
+ * freedom however many metrics share it (the speeds' variance less their sampling error, at most
+ * tau2); the rest (each metric's own wander) keeps the pooled degrees. Welch-Satterthwaite over the two: tau2 = shared + own, df = tau2² / (shared²/(k-1) +
  * own²/df_pooled). Same tau2, fewer degrees of freedom when the machine's drift dominates. Without
  * this, seven fast runs on a drifting machine gave 6-19 % false alarms at alpha 0.05 (make bench-gate).
  */
@@ -158,7 +158,9 @@ export function withSharedShock(spread, runsByKey, minSamples = DEFAULTS.minSamp
   if (spread.tau2 === null || !(spread.tau2 > 0)) return spread;
   const speeds = speedOf(runsByKey, {}, minSamples).runSpeeds().filter((r) => r.logQ !== null);
   if (speeds.length < 2) return spread;
-  const shared = Math.min(spread.tau2, variance(speeds.map((r) => r.logQ)));
+  // The speeds' spread less their own sampling error (as pooledSpread does for tau2), capped at tau2.
+  const excess = variance(speeds.map((r) => r.logQ)) - speeds.reduce((a, r) => a + r.se * r.se, 0) / speeds.length;
+  const shared = Math.min(spread.tau2, Math.max(0, excess));
   const own = spread.tau2 - shared;
   const df = (spread.tau2 * spread.tau2) / ((shared * shared) / (speeds.length - 1) + (own * own) / spread.df);
   return { ...spread, df: Math.min(spread.df, df), sharedTau2: shared };
