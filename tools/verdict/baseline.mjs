@@ -85,8 +85,8 @@ export const SPEED = 'speed';
  *   - a metric of the baseline that the candidate's change cannot touch (p95 ÷ the control's p95);
  *     it hides a change that slows the control too; or
  *   - SPEED ('speed'): the run's speed, the median over the other metrics of their change from the
- *     baseline's mean (leave-one-out, so a metric never cancels itself; the median, so the few
- *     metrics a change slows do not move it). A change that slows a few metrics shows in their rows;
+ *     baseline's mean (leave-one-out, so a metric never cancels itself; the median, so a change
+ *     that slows fewer than half of the other metrics does not move it). A change that slows a few metrics shows in their rows;
  *     one that slows everything alike moves the speed itself, which gets a row of its own ("run
  *     speed", the median change of all metrics), judged by a prediction interval from the baseline
  *     runs' own speeds (method.mjs predict: k - 1 degrees of freedom): honest, and weak with few runs.
@@ -121,10 +121,11 @@ export function compareRun(base, samples, { alpha = DEFAULTS.alpha, minSamples =
       return control ? baseRuns(key).map((r) => relativeTo(r, controlRuns.find((c) => c.testid === r.testid))) : baseRuns(key);
     };
     const candControl = control && !speed ? candOf(control) : null;
-    const pooled = pooledSpread(Object.fromEntries(keys.map((k) => [k, runsOf(k)])), { minSamples });
+    const rel = Object.fromEntries(keys.map((k) => [k, runsOf(k)]));
+    const pooled = pooledSpread(rel, { minSamples });
     // In absolute quantiles most of the between-run spread is the machine's, shared by every metric
     // of a run: pooling it over m metrics does not give it m·(k-1) degrees of freedom.
-    const spread = control ? pooled : withSharedShock(pooled, Object.fromEntries(keys.map((k) => [k, runsOf(k)])), minSamples);
+    const spread = control ? pooled : withSharedShock(pooled, rel, minSamples);
     const label = speed ? `${stat} ÷ run speed` : control ? `${stat} ÷ ${shortName(control)} ${stat}` : stat;
     for (const key of keys) {
       const own = cand[key];
@@ -133,8 +134,8 @@ export function compareRun(base, samples, { alpha = DEFAULTS.alpha, minSamples =
       else if (control) candidate = own && candControl ? relativeTo(own, candControl) : null;
       // A metric whose own runs disagree more than the pool's is judged by its own spread (and its
       // own degrees of freedom): pooling must not lend a noisy metric the calm of the others.
-      const mine = pooledSpread({ [key]: runsOf(key) }, { minSamples });
-      const v = judge({ runs: runsOf(key), candidate, spread: mine.tau2 !== null && spread.tau2 !== null && mine.tau2 > spread.tau2 ? mine : spread, alpha: perRowAlpha, minSamples, minDeltaMs: control && !speed ? 0 : minDeltaMs });
+      const mine = pooledSpread({ [key]: rel[key] }, { minSamples });
+      const v = judge({ runs: rel[key], candidate, spread: mine.tau2 !== null && spread.tau2 !== null && mine.tau2 > spread.tau2 ? mine : spread, alpha: perRowAlpha, minSamples, minDeltaMs: control && !speed ? 0 : minDeltaMs });
       out.push({ check: 'baseline', metric: key, stat: label, baseline: v.baseline, candidate: v.candidate, deltaPct: v.deltaPct, interval: v.interval, verdict: v.verdict, note: v.note });
     }
     if (speed) {
@@ -150,8 +151,8 @@ export function compareRun(base, samples, { alpha = DEFAULTS.alpha, minSamples =
  * The pooled spread's degrees of freedom when part of it is a shift shared by every metric of a run
  * (the machine's speed): that part is estimated from the k runs' speeds (speedOf), k - 1 degrees of
  * freedom however many metrics share it (the speeds' variance less their sampling error, at most
- * tau2); the rest (each metric's own wander) keeps the pooled degrees. Welch-Satterthwaite over the two: tau2 = shared + own, df = tau2² / (shared²/(k-1) +
- * own²/df_pooled). Same tau2, fewer degrees of freedom when the machine's drift dominates. Without
+ * tau2); the rest (each metric's own wander) keeps the pooled degrees. Welch-Satterthwaite over the
+ * two: tau2 = shared + own, df = tau2² / (shared²/(k-1) + own²/df_pooled). Same tau2, fewer degrees of freedom when the machine's drift dominates. Without
  * this, seven fast runs on a drifting machine gave 6-19 % false alarms at alpha 0.05 (make bench-gate).
  */
 export function withSharedShock(spread, runsByKey, minSamples = DEFAULTS.minSamples) {
