@@ -56,21 +56,30 @@ export function pooledSpread(runsByMetric, { minSamples = DEFAULTS.minSamples } 
 const pct = (logRatio) => (Math.exp(logRatio) - 1) * 100;
 
 /**
+ * What judge() and predict() both start from: the usable baseline runs, the baseline (geometric mean
+ * of their quantiles), the candidate's quantile, a row maker for early answers, and the note when
+ * the baseline has too few usable runs (null when it has enough).
+ */
+function sides(runs, candidate, minSamples, minRuns) {
+  const ok = (runs || []).filter((r) => usable(r, minSamples));
+  const base = ok.length > 0 ? Math.exp(mean(ok.map((r) => r.logQ))) : null;
+  const cand = candidate && candidate.n > 0 ? candidate.q : null;
+  const out = (verdict, note, extra = {}) => ({ verdict, baseline: base, candidate: cand, deltaPct: null, interval: null, note, df: null, ...extra });
+  const short = (runs || []).length - ok.length;
+  const tooFewRuns = ok.length < minRuns ? `baseline has ${ok.length} usable run${ok.length === 1 ? '' : 's'}, needs ${minRuns}${short ? ` (${short} with under ${minSamples} samples)` : ''}: record it from ${minRuns} or more runs` : null;
+  return { ok, base, cand, out, tooFewRuns };
+}
+
+/**
  * One metric's verdict. runs: the baseline's runs [{n, q, logQ, se}]; candidate {n, q, logQ, se}
  * (or null when the candidate has no samples); spread: pooledSpread(...); alpha: this metric's
  * one-sided false-alarm rate.
  * Returns { verdict, baseline, candidate, deltaPct, interval, note, df }.
  */
 export function judge({ runs, candidate, spread, alpha = DEFAULTS.alpha, minSamples = DEFAULTS.minSamples, minRuns = DEFAULTS.minRuns, minDeltaMs = 0 }) {
-  const ok = (runs || []).filter((r) => usable(r, minSamples));
-  const base = ok.length > 0 ? Math.exp(mean(ok.map((r) => r.logQ))) : null;
-  const cand = candidate && candidate.n > 0 ? candidate.q : null;
-  const out = (verdict, note, extra = {}) => ({ verdict, baseline: base, candidate: cand, deltaPct: null, interval: null, note, df: null, ...extra });
+  const { ok, base, cand, out, tooFewRuns } = sides(runs, candidate, minSamples, minRuns);
   if (!candidate || candidate.n === 0) return out('inconclusive', 'no samples in this run');
-  if (ok.length < minRuns) {
-    const short = (runs || []).length - ok.length;
-    return out('inconclusive', `baseline has ${ok.length} usable run${ok.length === 1 ? '' : 's'}, needs ${minRuns}${short ? ` (${short} with under ${minSamples} samples)` : ''}: record it from ${minRuns} or more runs`);
-  }
+  if (tooFewRuns) return out('inconclusive', tooFewRuns);
   const deltaOnly = { deltaPct: pct(candidate.logQ - Math.log(base)) };
   if (!usable(candidate, minSamples)) return out('inconclusive', `${candidate.n} samples, needs ${minSamples}: run longer`, deltaOnly);
   if (!spread || spread.tau2 === null || !(spread.df > 0)) return out('inconclusive', 'no between-run spread in the baseline', deltaOnly);
@@ -103,12 +112,9 @@ export function judge({ runs, candidate, spread, alpha = DEFAULTS.alpha, minSamp
  * a small spread: with k = 2 its one degree of freedom makes the interval very wide, as it should.
  */
 export function predict({ runs, candidate, alpha = DEFAULTS.alpha, minRuns = DEFAULTS.minRuns, minSamples = DEFAULTS.minSamples }) {
-  const ok = (runs || []).filter((r) => usable(r, minSamples));
-  const base = ok.length > 0 ? Math.exp(mean(ok.map((r) => r.logQ))) : null;
-  const cand = candidate && candidate.n > 0 ? candidate.q : null;
-  const out = (verdict, note, extra = {}) => ({ verdict, baseline: base, candidate: cand, deltaPct: null, interval: null, note, df: null, ...extra });
+  const { ok, base, cand, out, tooFewRuns } = sides(runs, candidate, minSamples, minRuns);
   if (!usable(candidate, minSamples)) return out('inconclusive', 'too few samples in this run');
-  if (ok.length < minRuns) return out('inconclusive', `baseline has ${ok.length} usable run${ok.length === 1 ? '' : 's'}, needs ${minRuns}: record it from ${minRuns} or more runs`);
+  if (tooFewRuns) return out('inconclusive', tooFewRuns);
   const k = ok.length;
   const d = candidate.logQ - mean(ok.map((r) => r.logQ));
   const s2 = variance(ok.map((r) => r.logQ));
