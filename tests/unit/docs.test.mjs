@@ -13,24 +13,26 @@ const repo = join(dirname(fileURLToPath(import.meta.url)), '..', '..');
 export const README_MAX_LINES = 250;
 export const MAX_LINE = 120;
 
-// Lines outside fenced code blocks, with inline code spans blanked (a link inside backticks is
-// text, not a link), each with its 1-based line number.
-export function proseLines(text) {
+// Lines outside fenced code blocks, each with its 1-based line number.
+function outsideFences(text) {
   const out = [];
   let fence = null;
   text.split('\n').forEach((line, i) => {
     const m = line.match(/^\s{0,3}(`{3,}|~{3,})/);
     if (fence) {
       if (m && m[1][0] === fence[0] && m[1].length >= fence.length) fence = null;
-      return;
-    }
-    if (m) {
+    } else if (m) {
       fence = m[1];
-      return;
+    } else {
+      out.push({ n: i + 1, line });
     }
-    out.push({ n: i + 1, line: line.replace(/(`+)(?:(?!\1).)+?\1/g, (s) => ' '.repeat(s.length)) });
   });
   return out;
+}
+
+// The same, with inline code spans blanked: a link inside backticks is text, not a link.
+export function proseLines(text) {
+  return outsideFences(text).map(({ n, line }) => ({ n, line: line.replace(/(`+)(?:(?!\1).)+?\1/g, (s) => ' '.repeat(s.length)) }));
 }
 
 // GitHub's heading id: the heading's text without markup, lower-cased, punctuation dropped except
@@ -48,17 +50,7 @@ export function slug(heading) {
 export function anchors(text) {
   const seen = new Map();
   const ids = new Set();
-  let fence = null;
-  for (const line of text.split('\n')) {
-    const f = line.match(/^\s{0,3}(`{3,}|~{3,})/);
-    if (fence) {
-      if (f && f[1][0] === fence[0] && f[1].length >= fence.length) fence = null;
-      continue;
-    }
-    if (f) {
-      fence = f[1];
-      continue;
-    }
+  for (const { line } of outsideFences(text)) {
     for (const a of line.matchAll(/<a\s+(?:name|id)="([^"]+)"/g)) ids.add(a[1]);
     const h = line.match(/^\s{0,3}#{1,6}\s+(.*?)\s*#*\s*$/);
     if (!h) continue;
