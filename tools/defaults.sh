@@ -1,7 +1,7 @@
 # shellcheck shell=bash
 # The one home of folio-perf's defaults: ports, state directory, tenants, local
 # passwords and the testid rule. Sourced by tools/run.sh, tools/folio-perf.mjs
-# (through run.sh), stack/lib.sh, tools/bench-k6.sh, minifolio/bench.sh and
+# (through run.sh), stack/lib.sh, make bench-k6 and bench-jmeter, minifolio/bench.sh and
 # tools/test-env.sh; a value already in the environment wins. Sourced, not run.
 fp_repo=${fp_repo:-$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)}
 
@@ -13,6 +13,8 @@ FP_DEFAULT_INFLUX_RPC_PORT=58088
 FP_DEFAULT_TELEGRAF_PORT=58093
 FP_DEFAULT_MINIFOLIO_PORT=9130
 FP_DEFAULT_OPENSEARCH_PORT=59199
+# k6's REST API while a benchmark measures it (make bench-k6, bench-jmeter read its counters).
+FP_DEFAULT_K6_API_PORT=56565
 # docker-compose.yml's Grafana (both the compose and the native-grafana profile).
 FP_DEFAULT_GRAFANA_PORT=3000
 
@@ -23,6 +25,7 @@ FP_DEFAULT_GRAFANA_PORT=3000
 : "${FP_TELEGRAF_PORT:=$FP_DEFAULT_TELEGRAF_PORT}"
 : "${FP_MINIFOLIO_PORT:=$FP_DEFAULT_MINIFOLIO_PORT}"
 : "${FP_OPENSEARCH_PORT:=$FP_DEFAULT_OPENSEARCH_PORT}"
+: "${FP_K6_API_PORT:=$FP_DEFAULT_K6_API_PORT}"
 : "${FP_GRAFANA_PORT:=$FP_DEFAULT_GRAFANA_PORT}"
 
 # The tenant every workflow runs on (PTF's), and the one a search run reindexes.

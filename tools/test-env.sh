@@ -13,6 +13,7 @@ FP_STACK_DIR=$repo/.stack/test FOLIO_DB_PASSWORD=fp-test-S3cret-pw fp_repo=$repo
 export FP_STACK_DIR FP_PG_PORT=$((FP_DEFAULT_PG_PORT + 1 + off)) FP_INFLUX_PORT=$((FP_DEFAULT_INFLUX_PORT + 1 + off)) \
   FP_INFLUX_RPC_PORT=$((FP_DEFAULT_INFLUX_RPC_PORT + 1 + off)) FP_TELEGRAF_PORT=$((FP_DEFAULT_TELEGRAF_PORT + 1 + off)) \
   FP_MINIFOLIO_PORT=$((FP_DEFAULT_MINIFOLIO_PORT + 100 + off)) FP_OPENSEARCH_PORT=$((FP_DEFAULT_OPENSEARCH_PORT + 1 + off)) \
+  FP_K6_API_PORT=$((FP_DEFAULT_K6_API_PORT + 1 + off)) \
   FOLIO_DB_PASSWORD
 unset off
 # The test stack runs OpenSearch too: mod-search's tests (test-unit-minifolio) need it.
