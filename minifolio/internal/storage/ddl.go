@@ -36,7 +36,7 @@ var globalDDL = []string{
 func TableDDL(tenant string) []string {
 	var out []string
 	for _, s := range Schemas() {
-		out = append(out, "CREATE SCHEMA IF NOT EXISTS "+SchemaName(tenant, s))
+		out = append(out, createSchemaSQL(SchemaName(tenant, s)))
 	}
 	for _, t := range Tables {
 		cols := []string{"id uuid PRIMARY KEY", "jsonb jsonb NOT NULL"}
@@ -49,9 +49,38 @@ func TableDDL(tenant string) []string {
 		out = append(out, fmt.Sprintf("CREATE TABLE IF NOT EXISTS %s (%s)", t.QualifiedName(tenant), strings.Join(cols, ", ")))
 	}
 	auth := SchemaName(tenant, "mod_authtoken")
-	out = append(out, "CREATE SCHEMA IF NOT EXISTS "+auth,
+	out = append(out, createSchemaSQL(auth),
 		"CREATE TABLE IF NOT EXISTS "+RefreshTokensTable(tenant)+
 			" (id uuid PRIMARY KEY, user_id uuid NOT NULL, is_revoked boolean NOT NULL DEFAULT false, expires_at bigint NOT NULL)")
+	return out
+}
+
+// SchemaComment marks a schema minifolio created: the CLI drops or
+// re-seeds an unregistered tenant's schemas only when every one carries it
+// (the debris of a seed killed before it registered the tenant), never a
+// schema some other program (a real FOLIO's module) made.
+const SchemaComment = "created by minifolio"
+
+// createSchemaSQL creates a schema and marks it as minifolio's, but only
+// when it does not exist yet: an existing schema keeps its owner's comment,
+// so minifolio never claims what it did not create.
+func createSchemaSQL(schema string) string {
+	return `DO $do$ BEGIN
+  IF NOT EXISTS (SELECT 1 FROM pg_namespace WHERE nspname = '` + schema + `') THEN
+    CREATE SCHEMA ` + schema + `;
+    COMMENT ON SCHEMA ` + schema + ` IS '` + SchemaComment + `';
+  END IF;
+EXCEPTION WHEN duplicate_schema OR unique_violation THEN NULL;
+END $do$`
+}
+
+// TenantSchemas are the schemas of a tenant (every module's and
+// mod-authtoken's): what DropTenant drops.
+func TenantSchemas(tenant string) []string {
+	var out []string
+	for _, s := range append(Schemas(), "mod_authtoken") {
+		out = append(out, SchemaName(tenant, s))
+	}
 	return out
 }
 
@@ -213,9 +242,8 @@ func DropTenant(ctx context.Context, db DB, tenant string) error {
 	if !ValidTenant(tenant) {
 		return fmt.Errorf("invalid tenant id %q", tenant)
 	}
-	schemas := append(Schemas(), "mod_authtoken")
-	for _, s := range schemas {
-		if _, err := db.Exec(ctx, "DROP SCHEMA IF EXISTS "+SchemaName(tenant, s)+" CASCADE"); err != nil {
+	for _, s := range TenantSchemas(tenant) {
+		if _, err := db.Exec(ctx, "DROP SCHEMA IF EXISTS "+s+" CASCADE"); err != nil {
 			return err
 		}
 	}
