@@ -18,7 +18,6 @@ import (
 	"github.com/jackc/pgx/v5/pgconn"
 	"github.com/jackc/pgx/v5/pgxpool"
 
-	"github.com/folio-perf/folio-perf/minifolio/internal/seed"
 	"github.com/folio-perf/folio-perf/minifolio/internal/storage"
 )
 
@@ -68,7 +67,7 @@ func (g guard) open(ctx context.Context, dsn string, conns int) (*pgxpool.Pool, 
 	if err != nil {
 		return nil, err
 	}
-	st, err := readTenantState(ctx, pool, g.tenant)
+	st, err := storage.ReadOwnership(ctx, pool, g.tenant)
 	if err == nil {
 		err = g.op.allowed(g.tenant, st)
 	}
@@ -79,59 +78,24 @@ func (g guard) open(ctx context.Context, dsn string, conns int) (*pgxpool.Pool, 
 	return pool, nil
 }
 
-// tenantState is what the database holds of a tenant, read without
-// changing anything (no table is created to answer).
-type tenantState struct {
-	registered bool     // a row in okapi.tenants
-	seeded     bool     // that row carries minifolio's seed marker
-	schemas    []string // the tenant's schemas that exist
-	foreign    []string // of those, the ones minifolio did not create
-}
-
-func readTenantState(ctx context.Context, db storage.DB, tenant string) (tenantState, error) {
-	var st tenantState
-	var err error
-	if _, st.registered, st.seeded, err = seed.SeededMarker(ctx, db, tenant); err != nil {
-		return st, err
-	}
-	rows, err := db.Query(ctx, `SELECT nspname, coalesce(obj_description(oid, 'pg_namespace'), '') = $2
-		FROM pg_namespace WHERE nspname = ANY($1) ORDER BY nspname`, storage.TenantSchemas(tenant), storage.SchemaComment)
-	if err != nil {
-		return st, err
-	}
-	defer rows.Close()
-	for rows.Next() {
-		var name string
-		var ours bool
-		if err := rows.Scan(&name, &ours); err != nil {
-			return st, err
-		}
-		st.schemas = append(st.schemas, name)
-		if !ours {
-			st.foreign = append(st.foreign, name)
-		}
-	}
-	return st, rows.Err()
-}
-
 // allowed decides from the tenant's state alone (pure: unit-tested).
 // A seeded tenant is minifolio's; so is an unregistered one whose every
 // schema minifolio created (a seed killed before it registered the tenant).
 // Anything else may be another program's data: refused, whatever the flags.
-func (op tenantOp) allowed(tenant string, st tenantState) error {
+func (op tenantOp) allowed(tenant string, st storage.Ownership) error {
 	notOurs := ""
 	switch {
-	case st.seeded:
+	case st.Seeded:
 		// minifolio's own marker; schemas of a seed older than their
 		// comment have none, and are minifolio's all the same.
-	case st.registered:
+	case st.Registered:
 		notOurs = fmt.Sprintf("tenant %s is registered but carries no minifolio seed marker", tenant)
-	case len(st.foreign) > 0:
-		notOurs = fmt.Sprintf("tenant %s has schemas minifolio did not create (%s)", tenant, strings.Join(st.foreign, ", "))
+	case len(st.Foreign) > 0:
+		notOurs = fmt.Sprintf("tenant %s has schemas minifolio did not create (%s)", tenant, strings.Join(st.Foreign, ", "))
 	}
 	switch op {
 	case opReset:
-		if !st.registered {
+		if !st.Registered {
 			return fail(fmt.Sprintf("no tenant %s in this database", tenant), fmt.Sprintf("seed it first (minifolio seed --tenant %s)", tenant))
 		}
 		if notOurs != "" {

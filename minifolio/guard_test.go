@@ -16,18 +16,18 @@ import (
 
 func TestTenantOpAllowed(t *testing.T) {
 	var (
-		nothing  = tenantState{}
-		seeded   = tenantState{registered: true, seeded: true, schemas: []string{"t_mod_users"}}
-		oldSeed  = tenantState{registered: true, seeded: true, schemas: []string{"t_mod_users"}, foreign: []string{"t_mod_users"}}
-		unmarked = tenantState{registered: true, schemas: []string{"t_mod_users"}}
-		debris   = tenantState{schemas: []string{"t_mod_users"}}
-		foreign  = tenantState{schemas: []string{"t_mod_users"}, foreign: []string{"t_mod_users"}}
+		nothing  = storage.Ownership{}
+		seeded   = storage.Ownership{Registered: true, Seeded: true, Schemas: []string{"t_mod_users"}}
+		oldSeed  = storage.Ownership{Registered: true, Seeded: true, Schemas: []string{"t_mod_users"}, Foreign: []string{"t_mod_users"}}
+		unmarked = storage.Ownership{Registered: true, Schemas: []string{"t_mod_users"}}
+		debris   = storage.Ownership{Schemas: []string{"t_mod_users"}}
+		foreign  = storage.Ownership{Schemas: []string{"t_mod_users"}, Foreign: []string{"t_mod_users"}}
 	)
 	ok := ""
 	for _, c := range []struct {
 		name string
 		op   tenantOp
-		st   tenantState
+		st   storage.Ownership
 		want string // "" allowed, else part of the refusal
 	}{
 		{"seed a new tenant", opSeed, nothing, ok},

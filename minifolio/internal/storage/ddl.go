@@ -2,6 +2,7 @@ package storage
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"strings"
 
@@ -264,4 +265,48 @@ func Tenants(ctx context.Context, db DB) ([]string, error) {
 		return nil, err
 	}
 	return pgx.CollectRows(rows, pgx.RowTo[string])
+}
+
+// Ownership is what a database holds of a tenant and who made it, read
+// without changing anything (no table is created to answer).
+type Ownership struct {
+	Registered bool     // a row in okapi.tenants
+	Seeded     bool     // that row carries the marker a finished minifolio seed writes
+	Schemas    []string // the tenant's schemas that exist
+	Foreign    []string // of those, the ones minifolio did not create
+}
+
+// Ours: minifolio made this tenant: a seed finished it, or minifolio
+// created every schema of it that exists (a tenant of the tests, or the
+// debris of a seed killed before it registered the tenant).
+func (o Ownership) Ours() bool {
+	return o.Seeded || (len(o.Schemas) > 0 && len(o.Foreign) == 0)
+}
+
+// ReadOwnership reads a tenant's Ownership.
+func ReadOwnership(ctx context.Context, db DB, tenant string) (Ownership, error) {
+	var o Ownership
+	err := db.QueryRow(ctx, `SELECT true, coalesce(jsonb_typeof(jsonb->'seeded') = 'object', false) FROM okapi.tenants WHERE id = $1`,
+		tenant).Scan(&o.Registered, &o.Seeded)
+	if err != nil && !errors.Is(err, pgx.ErrNoRows) && !IsUndefinedTable(err) {
+		return o, err
+	}
+	rows, err := db.Query(ctx, `SELECT nspname, coalesce(obj_description(oid, 'pg_namespace'), '') = $2
+		FROM pg_namespace WHERE nspname = ANY($1) ORDER BY nspname`, TenantSchemas(tenant), SchemaComment)
+	if err != nil {
+		return o, err
+	}
+	defer rows.Close()
+	for rows.Next() {
+		var name string
+		var ours bool
+		if err := rows.Scan(&name, &ours); err != nil {
+			return o, err
+		}
+		o.Schemas = append(o.Schemas, name)
+		if !ours {
+			o.Foreign = append(o.Foreign, name)
+		}
+	}
+	return o, rows.Err()
 }
