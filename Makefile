@@ -55,7 +55,10 @@ stack-status: ## one line per service: name, up/down, URL (exit 1 if one is down
 stack-clean: ## stop the stack and delete its data (.stack/)
 	@stack/stack.sh clean
 
-run-deps: stack-up k6 minifolio $(if $(filter search,$(WORKFLOW)),opensearch search-data) ## what a run needs built and running (folio-perf run calls it)
+# What a run needs beyond the stack, k6 and minifolio is the workflow's own (tools/workflows.mjs
+# needs: e.g. OpenSearch and the query files for mod-search); an unknown WORKFLOW stops here.
+run-deps: stack-up k6 minifolio ## what a run needs built and running (folio-perf run calls it)
+	@needs=$$(node tools/workflows.mjs needs "$(WORKFLOW)") && { [ -z "$$needs" ] || $(MAKE) --no-print-directory $$needs; }
 
 # make turns the run's failure into its own exit code 2; `node tools/folio-perf.mjs run ...`
 # (or tools/run.sh) exits with k6's: 99 thresholds, 105 interrupted, 108 setup, 96 samples lost.

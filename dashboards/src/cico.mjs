@@ -1,7 +1,10 @@
-// Dashboard "FOLIO check-in/check-out": one run of scripts/check-in-check-out.js
-// as the release reports looked at it — the run's check-in/check-out times,
-// throughput and errors, the slow APIs, and module CPU beside them.
+// The check-in/check-out workflow's dashboards (DASHBOARDS, found by dashboards/src/index.mjs):
+// this module's "FOLIO check-in/check-out", one run of scripts/check-in-check-out.js as the
+// release reports looked at it — the run's check-in/check-out times, throughput and errors, the
+// slow APIs, and module CPU beside them — and the release comparison of two runs
+// (cico-comparison.mjs).
 import { METRICS } from '../../lib/metrics.js';
+import * as comparison from './cico-comparison.mjs';
 import {
   SLOW_API_P75_MS,
   baseDashboard,
@@ -318,3 +321,5 @@ export function build() {
     { title: 'Modules and database', panels: resources },
   ]);
 }
+
+export const DASHBOARDS = [{ UID, FILE, build }, comparison];

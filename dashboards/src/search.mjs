@@ -1,4 +1,5 @@
-// Dashboard "FOLIO mod-search": one run of scripts/mod-search.js as the Lotus
+// The mod-search workflow's dashboard (DASHBOARDS, found by dashboards/src/index.mjs), "FOLIO
+// mod-search": one run of scripts/mod-search.js as the Lotus
 // mod-search report looked at it — response time per query group and per
 // template, throughput, errors, the background reindex of the other tenant,
 // and mod-search's and OpenSearch's CPU and memory side by side.
@@ -364,3 +365,5 @@ export function build() {
     { title: 'mod-search and OpenSearch', panels: resources },
   ]);
 }
+
+export const DASHBOARDS = [{ UID, FILE, build }];

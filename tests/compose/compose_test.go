@@ -62,12 +62,12 @@ func TestDockerCompose(t *testing.T) {
 		"images pinned":                ImagesPinned(p),
 		"dependencies healthy":         DependenciesHealthy(p),
 		"k6 writes to influxdb":        K6WritesToInfluxDB(p),
-		"grafana provisioned":          GrafanaProvisioned(p, filepath.Join(root, "dashboards")),
+		"grafana provisioned":          GrafanaProvisioned(p, filepath.Join(root, "dashboards", "generated")),
 		"one container per module":     ModulesPerContainer(p, minifolioModules(t, root)),
 		"ports on 127.0.0.1":           LocalPortsOnly(p),
 		"secrets from the environment": SecretsFromEnv(file),
 		"opensearch for mod-search":    OpenSearchForSearch(p),
-		"grafana for the native stack": NativeGrafana(p, filepath.Join(root, "dashboards"), nativeInfluxPort(t, root), "folio-influxdb"),
+		"grafana for the native stack": NativeGrafana(p, filepath.Join(root, "dashboards", "generated"), nativeInfluxPort(t, root), "folio-influxdb"),
 	}
 	for name, findings := range checks {
 		t.Run(name, func(t *testing.T) {
