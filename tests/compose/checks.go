@@ -33,6 +33,10 @@ func Load(ctx context.Context, file string) (*types.Project, error) {
 		cli.WithInterpolation(true),
 		cli.WithResolvedPaths(true),
 		cli.WithEnv([]string{}),
+		// As docker compose does: .env of the project directory (a link to defaults.env)
+		// gives the variables the file interpolates.
+		cli.WithEnvFiles(),
+		cli.WithDotEnv,
 	)
 	if err != nil {
 		return nil, err

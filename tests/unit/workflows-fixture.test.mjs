@@ -8,18 +8,16 @@
 // whose ConfigMaps carry every file of lib/, the fixture's too). It also checks that an unknown or incomplete workflow fails with one line.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { execFileSync, spawnSync } from 'node:child_process';
+import { spawnSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
-import { cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
-import { fileURLToPath, pathToFileURL } from 'node:url';
+import { pathToFileURL } from 'node:url';
+import { copyRepo } from './repo-copy.mjs';
 
-const repo = join(dirname(fileURLToPath(import.meta.url)), '..', '..');
-const copy = mkdtempSync(join(tmpdir(), 'fp-workflow-fixture-'));
+let copy = null;
 const inCopy = (...p) => join(copy, ...p);
 const load = (rel) => import(pathToFileURL(inCopy(rel)).href);
-const CODE = /^(lib|scripts|tools|env|dashboards\/src|dashboards\/generated|k8s\/base)\/|^(thresholds\.json|package\.json|dashboards\/package\.json)$/;
 
 // The fixture workflow's files, in the layout every workflow has.
 const FILES = {
@@ -99,14 +97,8 @@ const hash = (f) => createHash('sha256').update(readFileSync(f)).digest('hex');
 let before_ = null; // path -> hash of every file copied, before the fixture is added
 
 before(() => {
-  const files = execFileSync('git', ['ls-files', '-z', '--cached', '--others', '--exclude-standard'], { cwd: repo, encoding: 'utf8' })
-    .split('\0')
-    .filter((f) => f && CODE.test(f) && !f.includes('node_modules/') && existsSync(join(repo, f)));
-  for (const f of files) {
-    mkdirSync(dirname(inCopy(f)), { recursive: true });
-    cpSync(join(repo, f), inCopy(f));
-  }
-  symlinkSync(join(repo, 'dashboards', 'node_modules'), inCopy('dashboards', 'node_modules'));
+  let files;
+  ({ copy, files } = copyRepo('fp-workflow-fixture-'));
   before_ = new Map(files.map((f) => [f, hash(inCopy(f))]));
   for (const [f, text] of Object.entries(FILES)) {
     mkdirSync(dirname(inCopy(f)), { recursive: true });

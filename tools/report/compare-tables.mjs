@@ -6,6 +6,7 @@
 // and error tables all runs have. Pure.
 import { s3, f1, mib, signedPct, factor, plural } from './format.mjs';
 import { deltaPct, timesBetter, verdict } from './stats.mjs';
+import { METRICS } from '../../lib/metrics.js';
 
 export const COLUMNS = (what) => [{ label: what, wrap: true }, { label: 'A', align: 'r' }, { label: 'B', align: 'r' }, { label: 'Δ %', align: 'r' }, { label: 'Times better', align: 'r' }, { label: 'Verdict' }];
 
@@ -32,7 +33,7 @@ export function compareModules(ma, mb, tolerance) {
     rows.push(row(`${label} CPU avg %`, A.get(k)?.cpu_avg ?? null, B.get(k)?.cpu_avg ?? null, rule, { fmt: f1, toMs: 1 }));
     rows.push(row(`${label} RSS avg MiB`, A.get(k)?.mem_avg ?? null, B.get(k)?.mem_avg ?? null, rule, { fmt: mib, toMs: 1 }));
   }
-  return { type: 'table', id: 'cmp-modules', caption: `Module CPU (% of a core) and memory (RSS) per user count; verdict: +${Math.round(tolerance * 100)} % (no slack)`, columns: COLUMNS('Module (users), measure'), rows, empty: 'No module_stats for either run.', source: 'InfluxDB: moduleStats of A and B' };
+  return { type: 'table', id: 'cmp-modules', caption: `Module CPU (% of a core) and memory (RSS) per user count; verdict: +${Math.round(tolerance * 100)} % (no slack)`, columns: COLUMNS('Module (users), measure'), rows, empty: `No ${METRICS.moduleStats} for either run.`, source: 'InfluxDB: moduleStats of A and B' };
 }
 
 export function compareErrors(ea, eb) {

@@ -1,7 +1,7 @@
 // `folio-perf compare <A> <B>`: results/compare-<A>-vs-<B>/report.md and report.html.
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { workflowSpec } from '../../lib/thresholds.js';
+import { workflowSpec, ThresholdsError } from '../../lib/thresholds.js';
 import { readRun, writeAtomically } from './run-files.mjs';
 import { influxClient } from './influx.mjs';
 import { gather } from './gather.mjs';
@@ -51,6 +51,8 @@ export async function writeComparison(idA, idB, { influxUrl, resultsDir = 'resul
   try {
     rules = rulesFor(JSON.parse(readFileSync(thresholdsFile, 'utf8')), a.summary.meta.workflow);
   } catch (e) {
+    // Unreadable, not JSON, or not a thresholds file; anything else is a bug and stays one.
+    if (!(e instanceof ThresholdsError || e instanceof SyntaxError || e.code === 'ENOENT' || e.code === 'EACCES')) throw e;
     throw new ReportError(`${thresholdsFile} cannot be used (${e.message}); fix: restore thresholds.json from the repository`);
   }
   const wf = await tools(a.summary.meta.workflow);

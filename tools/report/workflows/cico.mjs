@@ -38,7 +38,7 @@ export function responseTimeBlock(rows) {
       ...TX.map((t) => int(r[t]?.count ?? 0)),
     ]),
     empty: 'No completed transactions.',
-    source: 'summary.json tables.responseTimes (k6 transaction_duration{transaction,vus})',
+    source: `summary.json tables.responseTimes (k6 ${METRICS.transactionDuration}{transaction,vus})`,
   };
 }
 
@@ -50,7 +50,7 @@ export function slowApiBlock(rows) {
     columns: [{ label: 'API', wrap: true }, { label: 'Users', align: 'r' }, { label: 'p75', align: 'r' }, { label: 'p95', align: 'r' }, { label: 'avg', align: 'r' }, { label: 'n', align: 'r' }],
     rows: rows.map((r) => [r.name, String(r.vus), f1(r.p75), f1(r.p95), f1(r.avg), int(r.count)]),
     empty: `No API had p75 above ${SLOW_API_P75_MS} ms at any user count.`,
-    source: 'summary.json tables.slowApis (k6 http_req_duration{name,vus})',
+    source: `summary.json tables.slowApis (k6 ${METRICS.httpDuration}{name,vus})`,
   };
 }
 
@@ -92,7 +92,7 @@ export function compareSlowApis(a, b, rule) {
     .map((k) => k.split('|'))
     .sort((x, y) => Number(x[1]) - Number(y[1]) || x[0].localeCompare(y[0]))
     .map(([name, vus]) => row(`${name} (${plural(Number(vus), 'user')})`, pa.get(`${name}|${vus}`) ?? null, pb.get(`${name}|${vus}`) ?? null, rule, { fmt: f1, toMs: 1 }));
-  return { type: 'table', id: 'cmp-slow-apis', caption: `APIs slow (p75 > ${SLOW_API_P75_MS} ms) in either run: p75 in ms; verdict: ${ruleText(rule)}`, columns: COLUMNS('API (users)'), rows, empty: 'No API was slow in either run.', source: 'summary.json tables.slowApis and k6 http_req_duration{name,vus} of A and B' };
+  return { type: 'table', id: 'cmp-slow-apis', caption: `APIs slow (p75 > ${SLOW_API_P75_MS} ms) in either run: p75 in ms; verdict: ${ruleText(rule)}`, columns: COLUMNS('API (users)'), rows, empty: 'No API was slow in either run.', source: `summary.json tables.slowApis and k6 ${METRICS.httpDuration}{name,vus} of A and B` };
 }
 
 /** The comparison's tables of this workflow: response times by the transaction rule, slow APIs by the API rule. */
