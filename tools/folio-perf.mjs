@@ -35,6 +35,7 @@ import { spawnSync } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { validateBaseline } from '../lib/baseline.js';
 import { ReportError } from './report/errors.mjs';
+import { setting } from './defaults.mjs';
 
 const USAGE = 'usage: folio-perf run [NAME=VALUE ...] | reset [--tenant <t>] | baseline <testid> [<testid> ...] [--out baselines/<name>.json] [--influx <url>] | report <testid> [--influx <url>] [--folio-url <url>] [--tenant <t>] [--module-logs <dir>] | compare <testid A> <testid B> [--influx <url>] | verdict <testid> [--influx <url>] [--thresholds <file>] [--baseline <file>]... [--alpha <a>] [--control speed|<metric>] [--min-delta-ms <ms>] [--instance <i>]';
 
@@ -123,7 +124,7 @@ async function report(args) {
   if (rest.length !== 1) fail(`report takes one test id; fix: folio-perf report <testid> (make report TESTID=...)`);
   const { writeReport } = await import('./report/report.mjs');
   await userErrors(async () => {
-    const r = await writeReport(rest[0], { influxUrl: f.influx || process.env.FP_INFLUX_URL, folioUrl: f['folio-url'] || process.env.FOLIO_URL, tenant: f.tenant || process.env.FOLIO_TENANT || 'fs09000000', moduleLogs: f['module-logs'] });
+    const r = await writeReport(rest[0], { influxUrl: f.influx || process.env.FP_INFLUX_URL, folioUrl: f['folio-url'] || process.env.FOLIO_URL, tenant: f.tenant || process.env.FOLIO_TENANT || setting('FP_TENANT'), moduleLogs: f['module-logs'] });
     console.log(`report: ${r.md}, ${r.html}`);
   });
 }

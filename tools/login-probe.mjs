@@ -9,6 +9,7 @@
 // code for a setup that aborted) FOLIO refused or did not answer.
 import { readFileSync } from 'node:fs';
 import { envFileName, parseEnvFile, resolveConfig } from '../lib/config.js';
+import { defaultsFor } from './defaults.mjs';
 import { errorDetail } from '../lib/folio.js';
 
 const TIMEOUT_MS = 30000;
@@ -27,7 +28,7 @@ try {
   } catch {
     stop(1, `${where.file} does not exist; fix: use K6_ENV=<a file in env/>, e.g. K6_ENV=local`);
   }
-  cfg = resolveConfig(parseEnvFile(text, where.file), process.env, where, { noData: true });
+  cfg = resolveConfig(parseEnvFile(text, where.file, defaultsFor), process.env, where, { noData: true });
 } catch (e) {
   stop(1, String(e.message || e).replace(/^folio-perf: /, ''));
 }

@@ -17,6 +17,7 @@ import { durationMs } from '../profiles.js';
 import { parseSegment, segmentPools, segmentSlots } from '../segments.js';
 import * as api from '../cico/api.js';
 import { parseJson, queryString, cqlQuote, cqlId } from '../folio.js';
+import { METRICS, TAGS } from '../metrics.js';
 
 // Teardown's clean-up calls, and a VU's re-reads of an item whose transaction failed, carry their
 // own names so they never count in the run's per-API numbers.
@@ -43,8 +44,8 @@ export function cicoWorkflow(run, read) {
   const csv = cfg.data.kind === 'csv' ? poolsFromCsv(read, cfg.data.dir) : null;
   const db = cfg.data.kind === 'db' ? sharedPoolsFromDb(cfg, run.slots * run.perVu, env.SERVICE_POINT_ID || null) : null;
   const inFlightMs = settingMs(env.TEARDOWN_SETTLE, 'TEARDOWN_SETTLE', durationMs(REQUEST_TIMEOUT));
-  const transactionDuration = new Trend('transaction_duration', true);
-  const transactionFailed = new Rate('transaction_failed');
+  const transactionDuration = new Trend(METRICS.transactionDuration, true);
+  const transactionFailed = new Rate(METRICS.transactionFailed);
 
   function abort(msg) {
     exec.test.abort(`folio-perf: ${msg}`);
@@ -170,7 +171,7 @@ export function cicoWorkflow(run, read) {
     if (r.ok && kind === CHECK_OUT) vu.pool.checkedOutOk(job.itemBarcode);
     else if (r.ok) vu.pool.checkedInOk(job.itemBarcode);
     else vu.pool.failed(job.itemBarcode, Date.now());
-    const tags = { transaction: kind };
+    const tags = { [TAGS.transaction]: kind };
     transactionFailed.add(!r.ok, tags);
     // Only passed transactions: a fast 422 would otherwise pull the percentiles down.
     if (r.ok) transactionDuration.add(r.durationMs, tags);

@@ -53,6 +53,7 @@ function parsePoll(v) {
 
 export const search = {
   name: 'search',
+  script: 'scripts/mod-search.js',
   profiles: SEARCH_PROFILES,
   // The reindex phase runs only when a tenant to reindex is named (a real reindex is disruptive).
   phases: (env) => (env.REINDEX_TENANT ? ['baseline', 'reindex'] : ['baseline']),
