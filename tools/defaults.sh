@@ -30,8 +30,10 @@ FP_TENANT=fs09000000
 FP_REINDEX_TENANT_DEFAULT=fs09000001
 
 # Local-only passwords (the stack's PostgreSQL, minifolio's operator); a real
-# FOLIO's come from the user. Never printed.
-: "${FOLIO_DB_PASSWORD:=folio}"
+# FOLIO's come from the user. Never printed. FP_PG_PASSWORD is the local stack's own
+# name for its password: tests, drills, the demo and the gate keep it and never a real
+# FOLIO's FOLIO_DB_PASSWORD (tools/local-env.sh).
+: "${FOLIO_DB_PASSWORD:=${FP_PG_PASSWORD:-folio}}"
 export FOLIO_DB_PASSWORD
 
 # fp_urlencode STRING: every byte but RFC 3986's unreserved characters as %XX,
