@@ -9,15 +9,15 @@
 // (K6_ENV picks env/<name>.json; FOLIO_URL, FOLIO_TENANT, FOLIO_USER override it.)
 //
 // Where it lives: this file; the login in lib/k6/auth.js, the request and its rule in
-// lib/folio.js (servicePoints), sent by the client in lib/k6/folio.js.
+// lib/cico/api.js (servicePoints), sent by the client in lib/k6/folio.js.
 
 import exec from 'k6/execution';
 import { envFileName, parseEnvFile, resolveConfig, describeConfig } from '../lib/config.js';
 import { Session } from '../lib/k6/auth.js';
 import { makeClient, failureLog } from '../lib/k6/folio.js';
-import { servicePoints } from '../lib/folio.js';
+import { servicePoints } from '../lib/cico/api.js';
 import { fatal } from '../lib/k6/run.js';
-import { makeTestId, validTestId } from '../lib/summary.js';
+import { makeTestId, validTestId } from '../lib/testid.js';
 
 function load() {
   try {

@@ -33,7 +33,7 @@
 //      whole machine (/proc) in each window: on a shared machine the reindex
 //      competes with everything else for the same cores.
 //
-// Parts 2 and 3 need the search workflow (lib/search-templates.js,
+// Parts 2 and 3 need the search workflow (lib/search/templates.js,
 // scripts/mod-search.js, the query files of make search-data). What cannot
 // run is said, never made up. Exit 0 when every target is met, 1 otherwise.
 //
@@ -271,10 +271,10 @@ async function templatesVsDirect() {
   let T;
   let D;
   try {
-    T = await import('../lib/search-templates.js');
-    D = await import('../lib/search-data.js');
+    T = await import('../lib/search/templates.js');
+    D = await import('../lib/search/data.js');
   } catch {
-    console.log('2. per-template p50, gateway + mod-search vs direct OpenSearch: NOT RUN (lib/search-templates.js, the search workflow\'s templates, is not in this checkout)');
+    console.log('2. per-template p50, gateway + mod-search vs direct OpenSearch: NOT RUN (lib/search/templates.js, the search workflow\'s templates, is not in this checkout)');
     return null;
   }
   const searchTenant = process.env.BENCH_SEARCH_TENANT || 'fs09000000';

@@ -199,7 +199,7 @@ function runCmd(args) {
   const settings = {};
   for (const a of args) {
     const m = /^([A-Z][A-Z0-9_]*)=(.*)$/s.exec(a);
-    if (!m) fail(`"${a}" is not a NAME=VALUE setting; fix: folio-perf run PROFILE=smoke (the settings of make run, see README.md)`);
+    if (!m) fail(`"${a}" is not a NAME=VALUE setting; fix: folio-perf run PROFILE=smoke (the settings of make run, see docs/settings.md)`);
     settings[m[1]] = m[2];
   }
   const env = { ...process.env, ...settings };

@@ -5,7 +5,7 @@
 // how long it took. The legacy authority index is built too (POST /search/index/inventory/reindex
 // {"resourceName": "authority"}), since the authority templates search it.
 //   FOLIO_PASSWORD=... node tools/search-index.mjs --url http://127.0.0.1:9130 --tenant fs09000000 [--user folio_admin] [--timeout 600]
-import { CURRENT, currentProgress } from '../lib/reindex.js';
+import { CURRENT, currentProgress } from '../lib/search/reindex.js';
 
 function die(cause, fix) {
   console.error(`folio-perf: search-index: ${cause}; fix: ${fix}`);

@@ -10,12 +10,13 @@ import { Trend, Rate } from 'k6/metrics';
 import { Session } from './auth.js';
 import { makeHandleSummary } from './summary-out.js';
 import { makeClient, failureLog, REQUEST_TIMEOUT } from './folio.js';
-import { sharedPoolsFromDb, poolsFromCsv, runLeftoversFromDb } from './data.js';
-import { checkOut, checkIn, selectTransaction, CHECK_OUT, CHECK_IN } from '../transactions.js';
-import { vuPool, checkPools, vuShare, runItemBarcodes, placeAfterFailure, teardownSettleMs } from '../data.js';
+import { sharedPoolsFromDb, poolsFromCsv, runLeftoversFromDb } from './cico-data.js';
+import { checkOut, checkIn, selectTransaction, CHECK_OUT, CHECK_IN } from '../cico/transactions.js';
+import { vuPool, checkPools, vuShare, runItemBarcodes, placeAfterFailure, teardownSettleMs } from '../cico/data.js';
 import { durationMs } from '../profiles.js';
 import { parseSegment, segmentPools, segmentSlots } from '../segments.js';
-import * as api from '../folio.js';
+import * as api from '../cico/api.js';
+import { parseJson, queryString, cqlQuote, cqlId } from '../folio.js';
 
 // Teardown's clean-up calls, and a VU's re-reads of an item whose transaction failed, carry their
 // own names so they never count in the run's per-API numbers.
@@ -80,7 +81,7 @@ export function cicoWorkflow(run, read) {
       servicePointId = servicePointId || csv.servicePoint;
       if (!servicePointId) {
         const res = http.get(`${cfg.folio.url}/service-points?limit=1`, { headers: session.headers(), tags: { name: 'GET /service-points' } });
-        const body = api.parseJson(res.body);
+        const body = parseJson(res.body);
         const sp = body && Array.isArray(body.servicepoints) && body.servicepoints[0];
         if (!sp) return abort(`no service point: GET /service-points answered ${res.status}; fix: set SERVICE_POINT_ID or add service_point.csv to ${cfg.data.dir}`);
         servicePointId = sp.id;
@@ -89,7 +90,7 @@ export function cicoWorkflow(run, read) {
     const problems = checkPools(counts);
     if (problems.length) {
       const fix = cfg.data.kind === 'db' ? 'seed or reset the target (bin/minifolio seed / bin/minifolio reset, or PTF\'s checkin-checkout-db-restore.sql)' : `fill the CSV files in ${cfg.data.dir}`;
-      // With DATA=db only items shelved at the run's service point count (see lib/data.js).
+      // With DATA=db only items shelved at the run's service point count (see lib/cico/data.js).
       const where = cfg.data.kind === 'db' ? ` (items shelved at service point ${servicePointId})` : '';
       return abort(`no test data for tenant ${cfg.folio.tenant}${where}: ${problems.join('; ')}; fix: ${fix}${env.SERVICE_POINT_ID ? ', or unset SERVICE_POINT_ID' : ''}`);
     }
@@ -113,9 +114,9 @@ export function cicoWorkflow(run, read) {
   }
 
   function operatorId(session) {
-    const url = `${cfg.folio.url}/users${api.queryString(['query', `username==${api.cqlQuote(cfg.folio.user)}`, 'limit', 1])}`;
+    const url = `${cfg.folio.url}/users${queryString(['query', `username==${cqlQuote(cfg.folio.user)}`, 'limit', 1])}`;
     const res = http.get(url, { headers: session.headers(), tags: { name: 'GET /users' } });
-    const body = api.parseJson(res.body);
+    const body = parseJson(res.body);
     const users = res.status === 200 && body && Array.isArray(body.users) ? body.users.filter((u) => u.username === cfg.folio.user) : [];
     const id = users.length === 1 && users[0].id;
     if (!id) return { error: `cannot read the operator account "${cfg.folio.user}" (GET /users answered ${res.status}); fix: give FOLIO_USER the permission users.collection.get` };
@@ -179,17 +180,17 @@ export function cicoWorkflow(run, read) {
   // placeAfterFailure); a failed re-read backs off (VuPool.recheckFailed).
   function recheck(itemBarcode, data) {
     const params = (name) => ({ headers: vu.session.headers(), tags: { name: RECOVER_PREFIX + name }, timeout: '30s' });
-    const itemRes = http.get(`${cfg.folio.url}/inventory/items${api.queryString(['query', `barcode==${api.cqlQuote(itemBarcode)}`, 'limit', 1])}`, params('GET /inventory/items'));
-    const items = itemRes.status === 200 ? api.parseJson(itemRes.body) : null;
+    const itemRes = http.get(`${cfg.folio.url}/inventory/items${queryString(['query', `barcode==${cqlQuote(itemBarcode)}`, 'limit', 1])}`, params('GET /inventory/items'));
+    const items = itemRes.status === 200 ? parseJson(itemRes.body) : null;
     if (!items || !Array.isArray(items.items)) return vu.pool.recheckFailed(itemBarcode, Date.now());
     // Only what answers the question: a target that ignored the query must not make the VU act on
     // another item or loan.
     const item = items.items.find((x) => x.barcode === itemBarcode) || null;
     let openLoans = [];
     if (item) {
-      const q = `(itemId==${api.cqlId(item.id)} and status.name=="Open")`;
-      const loanRes = http.get(`${cfg.folio.url}/circulation/loans${api.queryString(['query', q, 'limit', 1])}`, params('GET /circulation/loans'));
-      const loans = loanRes.status === 200 ? api.parseJson(loanRes.body) : null;
+      const q = `(itemId==${cqlId(item.id)} and status.name=="Open")`;
+      const loanRes = http.get(`${cfg.folio.url}/circulation/loans${queryString(['query', q, 'limit', 1])}`, params('GET /circulation/loans'));
+      const loans = loanRes.status === 200 ? parseJson(loanRes.body) : null;
       if (!loans || !Array.isArray(loans.loans)) return vu.pool.recheckFailed(itemBarcode, Date.now());
       openLoans = loans.loans;
     }
@@ -204,7 +205,7 @@ export function cicoWorkflow(run, read) {
     const out = [];
     const get = (url, name) => {
       const res = http.get(cfg.folio.url + url, { headers: session.headers(), tags: { name: TEARDOWN_PREFIX + name } });
-      const body = res.status === 200 ? api.parseJson(res.body) : null;
+      const body = res.status === 200 ? parseJson(res.body) : null;
       if (!body) throw new Error(`listing what the run left checked out failed (${name} answered ${res.status})`);
       return body;
     };
@@ -221,11 +222,11 @@ export function cicoWorkflow(run, read) {
     }
     const barcodes = Array.from(pool);
     for (let i = 0; i < barcodes.length; i += 50) {
-      const any = barcodes.slice(i, i + 50).map((b) => `barcode==${api.cqlQuote(b)}`).join(' or ');
-      const items = get(`/inventory/items${api.queryString(['query', `(${any}) and status.name=="Checked out"`, 'limit', 50])}`, 'GET /inventory/items').items || [];
+      const any = barcodes.slice(i, i + 50).map((b) => `barcode==${cqlQuote(b)}`).join(' or ');
+      const items = get(`/inventory/items${queryString(['query', `(${any}) and status.name=="Checked out"`, 'limit', 50])}`, 'GET /inventory/items').items || [];
       for (const it of items.filter((x) => pool.has(x.barcode) && x.status && x.status.name === 'Checked out')) {
-        const q = `(itemId==${api.cqlId(it.id)} and status.name=="Open")`;
-        const loans = get(`/circulation/loans${api.queryString(['query', q, 'limit', 1])}`, 'GET /circulation/loans').loans || [];
+        const q = `(itemId==${cqlId(it.id)} and status.name=="Open")`;
+        const loans = get(`/circulation/loans${queryString(['query', q, 'limit', 1])}`, 'GET /circulation/loans').loans || [];
         const open = loans.filter((l) => l.itemId === it.id && l.status && l.status.name === 'Open');
         if (open.length === 0) out.push({ barcode: it.barcode, why: 'Checked out without a loan' });
       }

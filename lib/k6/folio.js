@@ -1,12 +1,12 @@
-// The k6 client of the workflows: sends one request description (lib/folio.js for CICO,
-// lib/search-templates.js for mod-search) the way the staff UI or PTF's plan does (X-Okapi-Tenant
+// The k6 client of the workflows: sends one request description (lib/folio.js; the CICO calls in
+// lib/cico/api.js, mod-search's in lib/search/templates.js) the way the staff UI or PTF's plan does (X-Okapi-Tenant
 // + token headers, JSON), tags it with its low-cardinality `name` (and the request's own constant
 // tags, e.g. search's group and kind), records its business-rule checks and reports pass/fail and
 // the request time. Requests leave through lib/k6/http.js.
 
 import { check, sleep } from 'k6';
 import { send } from './http.js';
-import { thinkMs } from '../transactions.js';
+import { thinkMs } from '../think.js';
 import { jsonDocument } from '../folio.js';
 
 // Teardown waits this long for a request k6 cut short to be committed or abandoned.

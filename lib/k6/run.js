@@ -8,6 +8,7 @@
 
 import { envFileName, parseEnvFile, resolveConfig } from '../config.js';
 import { buildProfile } from '../profiles.js';
+import { makeTestId, validTestId } from '../testid.js';
 
 // One line, no stack trace: k6 prints a thrown string as the error, and exits non-zero (107).
 export function fatal(e) {
@@ -76,9 +77,9 @@ function planRun(wf, run, read, env, load) {
 
   let testid = env.TESTID;
   if (testid !== undefined && testid !== '') {
-    if (!report.validTestId(testid)) throw new Error(`TESTID "${testid}" is not a test id; fix: use letters, digits, . _ - (e.g. ${workflow}-20261122T030000Z-lotus)`);
+    if (!validTestId(testid)) throw new Error(`TESTID "${testid}" is not a test id; fix: use letters, digits, . _ - (e.g. ${workflow}-20261122T030000Z-lotus)`);
   } else {
-    testid = report.makeTestId(workflow, cfg.release);
+    testid = makeTestId(workflow, cfg.release);
   }
 
   // k6 cannot create directories, and handleSummary's files fail if results/<testid>/ is missing:

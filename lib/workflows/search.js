@@ -5,10 +5,10 @@
 
 import { durationMs } from '../profiles.js';
 import { describeConfig } from '../config.js';
-import { TEMPLATE_NAMES } from '../search-templates.js';
-import { REINDEX_APIS } from '../reindex.js';
+import { TEMPLATE_NAMES } from '../search/templates.js';
+import { REINDEX_APIS } from '../search/reindex.js';
 import { METRICS, REINDEX_OUTCOMES } from '../metrics.js';
-import { parseFlag, oneOf } from './settings.js';
+import { parseFlag, oneOf } from '../settings.js';
 
 // No think time: PTF's search fragments have none (one login pause per thread only).
 export const SEARCH_PROFILES = {
@@ -59,7 +59,7 @@ export const search = {
   // The query values come from files, not FOLIO's database: no DATA=db, no database settings.
   config: { noData: true },
   baselines: false,
-  report: '../search-summary.js',
+  report: '../search/summary.js',
   // The first step starts after the warm-up and its graceful stop.
   warmupMs: (env) => {
     const ms = parseWarmup(env);

@@ -9,7 +9,7 @@ import { readFileSync, writeFileSync, openSync, readdirSync, statSync, mkdtempSy
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { repo, env, bin, waitFor, run, sql, childEnv } from './helpers.mjs';
-import { poolQueries } from '../../lib/data.js';
+import { poolQueries } from '../../lib/cico/data.js';
 
 const tenant = 'fs09000000';
 const loanTable = `${tenant}_mod_circulation_storage.loan`;

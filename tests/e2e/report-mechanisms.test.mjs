@@ -13,7 +13,7 @@ import assert from 'node:assert/strict';
 import { readFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { repo, env, influxQuery, run, mdTable, sql, folioPerf as cli } from './helpers.mjs';
-import { poolQueries } from '../../lib/data.js';
+import { poolQueries } from '../../lib/cico/data.js';
 
 const testid = `e2e-report-mech-${Date.now()}`;
 const dir = join(repo, 'results', testid);

@@ -1,6 +1,10 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import * as api from '../../lib/folio.js';
+import * as folio from '../../lib/folio.js';
+import * as cico from '../../lib/cico/api.js';
+
+// The request machinery (lib/folio.js) and the CICO calls built on it (lib/cico/api.js).
+const api = { ...folio, ...cico };
 
 const SP = '3a40852d-49fd-4df2-a1f9-6e2641a6e91f';
 const co = api.checkOutByBarcode({ itemBarcode: 'i1', userBarcode: 'u1', servicePointId: SP, loanDate: '2026-11-22T04:00:00Z' });

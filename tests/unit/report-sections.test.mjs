@@ -4,9 +4,9 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
-import { summaryDocument as cicoDoc } from '../../lib/summary.js';
-import { summaryDocument as searchDoc } from '../../lib/search-summary.js';
-import { TEMPLATES } from '../../lib/search-templates.js';
+import { summaryDocument as cicoDoc } from '../../lib/cico/summary.js';
+import { summaryDocument as searchDoc } from '../../lib/search/summary.js';
+import { TEMPLATES } from '../../lib/search/templates.js';
 import { cicoSection } from '../../tools/report/sections-cico.mjs';
 import { searchSection } from '../../tools/report/sections-search.mjs';
 import { moduleRows, MIN_GROWTH_SPAN_MS } from '../../tools/report/sections-modules.mjs';
@@ -45,7 +45,7 @@ test('CICO slow-API table and errors: the summary\'s slow APIs in ms; errors sor
   assert.deepEqual(block(cicoSection(cico, []), 'errors').rows, []);
 });
 
-test('mod-search tables are lib/search-summary.js\'s own, row for row: template stats, averages, >700 ms, phases, reindex', () => {
+test('mod-search tables are lib/search/summary.js\'s own, row for row: template stats, averages, >700 ms, phases, reindex', () => {
   const s = searchSection(search, []);
   const steps = search.tables.searchSteps;
   assert.ok(steps.length >= 1);

@@ -1,6 +1,6 @@
 // The check-in/check-out sections: the release reports' response-time table (seconds; avg, p50,
 // p75, p95 of check-in and check-out per user count) and slow-API table (p75 > 100 ms), both as
-// lib/summary.js computed them into summary.json, and the errors by API and status from InfluxDB.
+// lib/cico/summary.js computed them into summary.json, and the errors by API and status from InfluxDB.
 // Pure: data in, table blocks out.
 import { SLOW_API_P75_MS } from '../../lib/metrics.js';
 import { s3, f1, int } from './format.mjs';

@@ -1,4 +1,4 @@
-// The mod-search sections, from the tables lib/search-summary.js wrote into summary.json (never
+// The mod-search sections, from the tables lib/search/summary.js wrote into summary.json (never
 // recomputed here): per user count and phase the per-template table, the averages per kind and
 // the requests over 700 ms; baseline vs under reindex; the background reindexes. Pure.
 import { SEARCH_SLOW_MS } from '../../lib/metrics.js';
@@ -15,7 +15,7 @@ export function stepBlock(st) {
     columns: [{ label: 'Template', wrap: true }, ...['Total', 'Req/s', 'Min', 'p50', 'p75', 'p95', 'p99', 'Max', 'Avg', `>${SEARCH_SLOW_MS} ms`].map((label) => ({ label, align: 'r' }))],
     rows: st.rows.map((r) => [r.name, int(r.total), f2(r.rps), s3(r.min), s3(r.p50), s3(r.p75), s3(r.p95), s3(r.p99), s3(r.max), s3(r.avg), int(r.slow)]),
     empty: 'No search request recorded.',
-    source: 'summary.json tables.searchSteps (lib/search-summary.js)',
+    source: 'summary.json tables.searchSteps (lib/search/summary.js)',
   };
 }
 
@@ -27,7 +27,7 @@ export function averagesBlock(steps) {
     columns: [{ label: 'Users' }, { label: 'Phase' }, { label: 'Regular avg', align: 'r' }, { label: 'Wildcard avg', align: 'r' }, { label: 'Wildcard prefix avg', align: 'r' }, { label: 'Requests', align: 'r' }, { label: 'Req/s', align: 'r' }, { label: `>${SEARCH_SLOW_MS} ms`, align: 'r' }],
     rows: steps.map((st) => [String(st.vus), PHASE[st.phase] || st.phase, s3(st.kinds?.regular?.avg), s3(st.kinds?.wildcard?.avg), s3(st.kinds?.['wildcard-prefix']?.avg), int(st.total), f2(st.rps), int(st.slow)]),
     empty: 'No search request recorded.',
-    source: 'summary.json tables.searchSteps (lib/search-summary.js)',
+    source: 'summary.json tables.searchSteps (lib/search/summary.js)',
   };
 }
 
@@ -38,7 +38,7 @@ export function phaseBlocks(cmp) {
     caption: `${plural(c.vus, 'user')}: baseline vs under reindex (seconds; Δ = reindex / baseline - 1); requests ${c.total.baseline} → ${c.total.reindex} (${signedPct(c.total.deltaPct)}), ${f2(c.rps.baseline)} → ${f2(c.rps.reindex)} req/s`,
     columns: [{ label: 'Template', wrap: true }, ...['Avg', 'Avg reindex', 'Δ avg', 'p95', 'p95 reindex', 'Δ p95', 'Req/s', 'Req/s reindex', 'Δ req/s'].map((label) => ({ label, align: 'r' }))],
     rows: c.rows.map((r) => [r.name, s3(r.baseline.avg), s3(r.reindex?.avg), signedPct(r.deltaAvgPct), s3(r.baseline.p95), s3(r.reindex?.p95), signedPct(r.deltaP95Pct), f2(r.baseline.rps), f2(r.reindex?.rps), signedPct(r.deltaRpsPct)]),
-    source: 'summary.json tables.phaseComparison (lib/search-summary.js)',
+    source: 'summary.json tables.phaseComparison (lib/search/summary.js)',
   }));
 }
 
@@ -50,7 +50,7 @@ export function reindexBlock(rows, tenant) {
     columns: [{ label: 'Users' }, { label: 'Reindexes', align: 'r' }, { label: 'Outcomes' }, { label: 'Avg s', align: 'r' }, { label: 'Max s', align: 'r' }, { label: 'Started' }, { label: 'Ended' }],
     rows: rows.map((r) => [String(r.vus), int(r.count), Object.entries(r.outcomes || {}).map(([k, n]) => `${n} ${k}`).join(', ') || 'none ended', s3(r.durationS?.avg), s3(r.durationS?.max), r.startedAt || '-', r.endedAt || '-']),
     empty: tenant ? 'No reindex recorded.' : 'None (the run had no reindex phase: REINDEX_TENANT was not set).',
-    source: 'summary.json tables.reindex (lib/search-summary.js)',
+    source: 'summary.json tables.reindex (lib/search/summary.js)',
   };
 }
 

@@ -8,7 +8,7 @@
 // percentiles cannot: they are read again over the union of every runner's samples in InfluxDB, in
 // k6's own definition (tools/verdict/slo.mjs trendValues), so the report's tables are those one k6
 // with all the samples would have written. The tables are then built by the workflow's own
-// summary code (lib/summary.js, lib/search-summary.js) from the merged data, and each threshold's
+// summary code (lib/cico/summary.js, lib/search/summary.js) from the merged data, and each threshold's
 // outcome is judged again on the merged values (the gate itself is `folio-perf verdict`).
 import { readFileSync, writeFileSync, renameSync, existsSync, readdirSync } from 'node:fs';
 import { join, dirname } from 'node:path';
@@ -151,10 +151,10 @@ export async function mergeSummaries(testid, { influxUrl, resultsDir = join(ROOT
     summaryPath: `results/${testid}/summary.json`,
     webReport: null,
   };
-  const report = meta.workflow === 'search' ? await import('../../lib/search-summary.js') : await import('../../lib/summary.js');
+  const report = meta.workflow === 'search' ? await import('../../lib/search/summary.js') : await import('../../lib/cico/summary.js');
   let doc;
   if (meta.workflow === 'search') {
-    const { TEMPLATES } = await import('../../lib/search-templates.js');
+    const { TEMPLATES } = await import('../../lib/search/templates.js');
     doc = report.summaryDocument(data, { ...meta, templates: TEMPLATES.map((t) => ({ name: t.name, group: t.group, kind: t.kind })) });
   } else doc = report.summaryDocument(data, meta);
   const path = join(resultsDir, 'summary.json');

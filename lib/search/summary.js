@@ -3,13 +3,13 @@
 // Avg in seconds, and the requests over 700 ms), the averages per kind (wildcard, wildcard
 // prefix), total requests; when both phases ran, baseline vs under reindex with Δ %; the reindex
 // windows. From k6's handleSummary `data` (the sub-metrics lib/workflows/search.js asks
-// thresholds for); pure, the same interface as lib/summary.js (renderText, summaryDocument).
+// thresholds for); pure, the same interface as lib/cico/summary.js (renderText, summaryDocument, summaryPath).
 
-import { parseMetricKey } from './baseline.js';
-import { METRICS, SEARCH_SLOW_MS, SEARCH_KINDS, PHASES } from './metrics.js';
-import { thresholdResults, checkTotals, summaryPath, makeTestId, validTestId } from './summary.js';
+import { parseMetricKey } from '../baseline.js';
+import { METRICS, SEARCH_SLOW_MS, SEARCH_KINDS, PHASES } from '../metrics.js';
+import { footerLines, summaryDocument as document } from '../summary.js';
 
-export { thresholdResults, checkTotals, summaryPath, makeTestId, validTestId };
+export { summaryPath } from '../summary.js';
 
 const STATS = [
   ['min', 'min'],
@@ -189,8 +189,6 @@ function tablesOf(data, meta) {
  */
 export function renderText(data, meta) {
   const t = tablesOf(data, meta);
-  const th = thresholdResults(data);
-  const ch = checkTotals(data);
   const out = [];
   out.push(`folio-perf ${meta.workflow} run ${meta.testid} (release ${meta.release}, target ${meta.target}, profile ${meta.profile}, tenant ${meta.tenant})`);
   out.push('');
@@ -198,27 +196,13 @@ export function renderText(data, meta) {
   const cmp = renderComparison(t.comparison);
   if (cmp) out.push(cmp);
   out.push(renderReindex(t.reindex, meta.reindexTenant));
-  const total = ch.passes + ch.fails;
-  out.push(`Checks: ${ch.passes}/${total} passed${ch.fails ? `; failing: ${ch.failing.slice(0, 5).map((c) => `${c.name} (${c.fails})`).join('; ')}` : ''}`);
-  const failed = th.filter((x) => !x.ok);
-  out.push(`Thresholds: ${th.length - failed.length}/${th.length} passed`);
-  for (const x of failed) out.push(`  FAILED ${x.metric} ${x.expr}`);
-  if (meta.summaryPath) out.push(`Summary: ${meta.summaryPath}`);
+  out.push(...footerLines(data, meta));
   return out.join('\n') + '\n';
 }
 
-/** results/<testid>/summary.json: metadata, the tables, thresholds, checks and k6's data. */
+/** results/<testid>/summary.json: metadata (without the templates), the tables, thresholds, checks and k6's data. */
 export function summaryDocument(data, meta) {
-  const k6 = {};
-  for (const [k, v] of Object.entries(data)) if (k !== 'setup_data') k6[k] = v;
   const { templates, ...m } = meta;
   const t = tablesOf(data, meta);
-  return {
-    format: 'folio-perf-summary/1',
-    meta: m,
-    tables: { searchSteps: t.steps, phaseComparison: t.comparison, reindex: t.reindex },
-    thresholds: thresholdResults(data),
-    checks: checkTotals(data),
-    k6,
-  };
+  return document(data, m, { searchSteps: t.steps, phaseComparison: t.comparison, reindex: t.reindex });
 }
