@@ -68,16 +68,18 @@ run: run-deps ## one run: make run [WORKFLOW=cico|search] PROFILE=smoke|demo|ptf
 reset: ## minifolio's FP_TENANT (defaults.env) back to the pre-test state, e.g. after a double Ctrl-C (folio-perf reset)
 	@tools/reset.sh
 
-demo: ## the main job: CICO at 1, 5, 8, 20 users (minifolio lotus), then mod-search at 1 and 20 users, alone and while FP_REINDEX_TENANT (defaults.env) reindexes
-	@$(MAKE) --no-print-directory run PROFILE=demo MINIFOLIO_PROFILE=lotus
-	@$(MAKE) --no-print-directory run WORKFLOW=search PROFILE=demo REINDEX_TENANT=$$(. tools/defaults.sh && echo $$FP_REINDEX_TENANT) REINDEX_REPEAT=true
+# test, demo, drills, perf-gate and the benchmarks start with tools/local-env.sh: whatever the shell
+# exports (FOLIO_URL, FOLIO_PASSWORD, K6_ENV, ...), they run on this machine's stack only. So their
+# steps that need the stack run inside their scripts, not as make prerequisites (which run first).
+demo: ## the main job: CICO at 1, 5, 8, 20 users (minifolio lotus), then mod-search at 1 and 20 users, alone and while FP_REINDEX_TENANT (defaults.env) reindexes (local minifolio only)
+	@tools/demo.sh
 
 # The regression gate of .github/workflows/perf-gate.yml, runnable locally (tools/perf-gate.sh:
 # GATE_BASELINE, GATE_RUNS, GATE_DURATION, GATE_CANDIDATE, GATE_ALPHA).
-perf-gate: run-deps ## baseline of 2 short CICO runs on minifolio fast, a candidate run, folio-perf verdict (exit 99 = regression)
+perf-gate: ## baseline of 2 short CICO runs on minifolio fast, a candidate run, folio-perf verdict (exit 99 = regression)
 	@tools/perf-gate.sh
 
-test: deps ## install what is missing and run every test
+test: ## install what is missing and run every test
 	@tools/test.sh
 
 clean: ## remove built binaries (keeps stack data)

@@ -2,6 +2,8 @@
 // load is generated. Pure: k6 reads the file with open() in init context (lib/k6/run.js, scripts/smoke.js) and
 // hands the text here, so Node's test runner checks every message without k6.
 
+import { isLoopbackHost, LOCAL_ONLY_FIX } from './loopback.js';
+
 export class ConfigError extends Error {
   constructor(message) {
     super(message);
@@ -136,6 +138,12 @@ export function resolveConfig(doc, env, where, opts = {}) {
   const m = /^(https?):\/\/([^/\s?#]+)(\/[^\s?#]*)?$/.exec(url.trim());
   if (!m) fail(src('FOLIO_URL', 'folio.url'), `"${url}" is not an http(s) URL`, 'use the form http://host:port[/path], e.g. http://127.0.0.1:9130');
   const folioUrl = url.trim().replace(/\/+$/, '');
+  const localOnly = env.FP_LOCAL_ONLY === '1';
+  if (localOnly && !isLoopbackHost(m[2])) fail(src('FOLIO_URL', 'folio.url'), `"${folioUrl}" is not on this machine`, LOCAL_ONLY_FIX);
+  // The database too (k6/x/sql connects to it in setup), whether or not this run reads it.
+  if (localOnly && nonEmpty(merged.db.host) && !isLoopbackHost(merged.db.host)) {
+    fail(src('FOLIO_DB_HOST', 'db.host'), `"${merged.db.host}" is not on this machine`, LOCAL_ONLY_FIX);
+  }
 
   const tenant = merged.folio.tenant;
   if (!nonEmpty(tenant)) fail(src('FOLIO_TENANT', 'folio.tenant'), 'is missing', 'set FOLIO_TENANT or folio.tenant, e.g. fs09000000');

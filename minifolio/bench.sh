@@ -16,6 +16,8 @@
 # on its own tenant (BENCH_TENANT), so the demo stack and its fs09000000 are
 # never touched, and stops it at the end.
 set -euo pipefail
+# shellcheck source=tools/local-env.sh
+. "$(dirname "$0")/../tools/local-env.sh" # this machine's stack only, whatever the shell exports
 cd "$(dirname "$0")/.."
 vus=${BENCH_VUS:-20} duration=${BENCH_DURATION:-60s} pgsecs=${BENCH_PGBENCH_SECONDS:-30}
 floorsecs=${BENCH_FLOOR_SECONDS:-10}
@@ -23,6 +25,7 @@ port=${BENCH_PORT:-9730} tenant=${BENCH_TENANT:-minifolio_bench}
 items=${BENCH_ITEMS:-20000} users=${BENCH_USERS:-2000} loans=${BENCH_LOANS:-2000}
 # shellcheck source=tools/defaults.sh
 . tools/defaults.sh
+make --no-print-directory stack-up k6 minifolio
 pg_port=$FP_PG_PORT stack_dir=$FP_STACK_DIR
 diag=127.0.0.1:${BENCH_DIAG_PORT:-9799} # the gateway's expvar/pprof port (request counter)
 export MINIFOLIO_ADMIN_PASSWORD=${FOLIO_PASSWORD:-$FP_ADMIN_PASSWORD} FOLIO_PASSWORD=${FOLIO_PASSWORD:-$FP_ADMIN_PASSWORD}

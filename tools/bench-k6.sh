@@ -7,7 +7,10 @@
 # <= 1 MB RSS per VU and <= 5 % of one core per 100 transactions/s.
 # A benchmark, not a test: the figures depend on the machine and its load.
 set -euo pipefail
+# shellcheck source=tools/local-env.sh
+. "$(dirname "$0")/local-env.sh" # this machine's stack only, whatever the shell exports
 cd "$(dirname "$0")/.."
+make --no-print-directory stack-up k6 minifolio
 VUS=${BENCH_VUS:-200}
 DURATION=${BENCH_DURATION:-60s}
 # shellcheck source=tools/defaults.sh

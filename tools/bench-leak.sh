@@ -7,6 +7,8 @@
 # `no leak` for every other row of both runs. A benchmark, not a test (about 30 minutes); needs
 # the stack (make stack-up, or the test stack: source tools/test-env.sh && stack/stack.sh up).
 set -euo pipefail
+# shellcheck source=tools/local-env.sh
+. "$(dirname "$0")/local-env.sh" # this machine's stack only, whatever the shell exports
 cd "$(dirname "$0")/.."
 # shellcheck source=tools/defaults.sh
 . tools/defaults.sh

@@ -10,6 +10,9 @@ fp_repo=${fp_repo:-$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)}
 # which), unless the environment already gives KEY a value; FP_<X> keys also as FP_DEFAULT_<X>,
 # the value before any override (tools/test-env.sh derives the test stack's ports from them).
 fp_defaults_file=$fp_repo/defaults.env
+# FP_PG_PASSWORD is the local stack's own name for its password: tests, drills, the demo and the
+# gate keep it (tools/local-env.sh) and never a real FOLIO's FOLIO_DB_PASSWORD.
+[ -n "${FOLIO_DB_PASSWORD:-}" ] || [ -z "${FP_PG_PASSWORD:-}" ] || FOLIO_DB_PASSWORD=$FP_PG_PASSWORD
 [ -r "$fp_defaults_file" ] || { echo "folio-perf: $fp_defaults_file is missing. Fix: restore it from git" >&2; return 1; }
 while IFS='=' read -r fp_k fp_v || [ -n "$fp_k" ]; do
   case $fp_k in '' | '#'*) continue ;; esac

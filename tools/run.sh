@@ -40,6 +40,11 @@ repo=$PWD
 # Another FOLIO than minifolio: FOLIO_URL set by the user, or an env file other than local's.
 external=
 if [ -n "${FOLIO_URL:-}" ] || { [ -n "${K6_ENV:-}" ] && [ "$K6_ENV" != local ]; }; then external=1; fi
+# Inside a test, drill, the demo or the gate (tools/local-env.sh set FP_LOCAL_ONLY=1) a target off
+# this machine stops here, with one line, before anything is contacted.
+if [ -n "$external" ] && [ "${FP_LOCAL_ONLY:-}" = 1 ]; then
+  K6_ENV=${K6_ENV:-local} node tools/login-probe.mjs --target-only || exit 1
+fi
 PROFILE=${PROFILE:-smoke}
 MINIFOLIO_PROFILE=${MINIFOLIO_PROFILE:-fast}
 if [ -n "$external" ]; then RELEASE=${RELEASE:-}; else RELEASE=${RELEASE:-$MINIFOLIO_PROFILE}; fi

@@ -5,6 +5,8 @@
 # One line per suite; each suite's full output goes to .stack/logs/test-<suite>.log
 # and is shown only when the suite fails. Ends with "suites: N passed, M failed".
 set -uo pipefail
+# shellcheck source=tools/local-env.sh
+. "$(dirname "$0")/local-env.sh" # only tools/local-env.allow's part of the caller's environment
 cd "$(dirname "$0")/.."
 repo=$PWD
 logs=$repo/.stack/logs
@@ -25,7 +27,7 @@ unit_suites=(test-unit-repo test-unit-stack test-unit-k6 test-unit-lib test-unit
 # test-e2e-scale runs 1, 2 and 4 local runners (RUNNERS=N) and checks the verdict over all of them.
 # test-e2e-gate makes four short runs: a baseline of two on fast, candidates on
 # fast-checkout-plus50 (exit 99) and fast (exit 0).
-e2e_suites=(test-e2e-stack test-e2e-sql test-unit-minifolio test-e2e-contract test-e2e-telegraf-configs test-e2e-cico test-e2e-run-cli test-e2e-report test-e2e-report-mechanisms test-e2e-search test-e2e-report-search test-e2e-dashboards test-e2e-influx-loss test-e2e-db-password test-e2e-scale test-e2e-gate)
+e2e_suites=(test-e2e-stack test-e2e-sql test-unit-minifolio test-e2e-contract test-e2e-telegraf-configs test-e2e-cico test-e2e-run-cli test-e2e-report test-e2e-report-mechanisms test-e2e-search test-e2e-report-search test-e2e-dashboards test-e2e-influx-loss test-e2e-db-password test-e2e-scale test-e2e-gate test-e2e-local-only)
 
 passed=0 failed=0 failed_names=()
 run_suite() { # NAME COMMAND...
@@ -49,6 +51,8 @@ finish() {
   [ "$failed" -eq 0 ]
 }
 
+# What is missing is installed here, after local-env.sh (not as make's prerequisite, before it).
+tools/deps.sh || exit 1
 echo "==> building (logs in .stack/logs/)"
 for b in "${builds[@]}"; do
   run_suite "build-$b" make --no-print-directory "$b"

@@ -112,3 +112,21 @@ test('${KEY} in an env file: the environment first, then defaults.env; an unknow
   assert.equal(parseEnvFile('{"folio": {"url": "http://x"}}', 'env/y.json', defaultsLookup({}, () => assert.fail('read defaults.env'))).folio.url, 'http://x');
   assert.throws(() => parseDefaults('FP_X=1\nFP Y=2\n'), /defaults\.env:2 is not a KEY=VALUE line/);
 });
+
+test('FP_LOCAL_ONLY=1 (tests, drills, demo, gate): a FOLIO or database off this machine is refused by name, in one line', () => {
+  const only = { ...secrets, FP_LOCAL_ONLY: '1' };
+  for (const url of ['http://127.0.0.1:9130', 'http://127.3.4.5', 'http://localhost:9130/okapi', 'http://[::1]:9130', 'http://u@127.0.0.1:1']) {
+    assert.equal(resolveConfig(local, { ...only, FOLIO_URL: url }, where).folio.url, url.replace(/\/$/, ''));
+  }
+  for (const url of ['https://folio.example.org', 'http://127.0.0.1.example.org', 'http://10.0.0.1:9130', 'http://localhost.example.org', 'http://127.0.0.1@folio.example.org']) {
+    const m = message(() => resolveConfig(local, { ...only, FOLIO_URL: url }, where));
+    assert.match(m, /^config: FOLIO_URL ".*" is not on this machine; fix: .*FP_LOCAL_ONLY/, url);
+  }
+  const w = envFileName('folio.example');
+  const doc = parseEnvFile(readFileSync(new URL(`../../${w.file}`, import.meta.url), 'utf8'), w.file);
+  assert.match(message(() => resolveConfig(doc, only, w)), /^config: folio\.url in env\/folio\.example\.json "https:\/\/okapi\.example\.org" is not on this machine/);
+  // the database too, even when this run reads none (k6/x/sql would connect in setup)
+  assert.match(message(() => resolveConfig(local, { ...only, FOLIO_DB_HOST: 'db.example.org' }, where, { noData: true })), /^config: FOLIO_DB_HOST "db\.example\.org" is not on this machine/);
+  // without FP_LOCAL_ONLY the same settings are a user's own target
+  assert.equal(resolveConfig(local, { ...secrets, FOLIO_URL: 'https://folio.example.org', FOLIO_DB_HOST: 'db.example.org' }, where).folio.url, 'https://folio.example.org');
+});
