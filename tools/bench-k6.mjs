@@ -18,11 +18,12 @@ import { spawnSync } from 'node:child_process';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { measureK6 } from './bench/k6-run.mjs';
-import { spread } from './bench/measure.mjs';
+import { spread, minifolioDb } from './bench/measure.mjs';
+import { setting } from './defaults.mjs';
+import { makeTestId } from '../lib/testid.js';
 
 const repo = join(import.meta.dirname, '..');
 const e = process.env;
-const need = (k) => e[k] || die(`${k} is not set; fix: run it as make bench-k6 (tools/defaults.sh sets it)`);
 function die(msg) {
   console.error(`bench-k6: ${msg}`);
   process.exit(1);
@@ -32,23 +33,22 @@ const WARM = Number(e.BENCH_WARM || 20);
 const WINDOW = Number(e.BENCH_WINDOW || 30);
 const ROUNDS = Number(e.BENCH_ROUNDS || 3);
 const duration = `${WARM + WINDOW + 15}s`;
-const port = need('FP_MINIFOLIO_PORT');
-const influx = `influxdb-lp=http://127.0.0.1:${need('FP_INFLUX_PORT')}/k6`;
-const apiPort = need('FP_K6_API_PORT');
-const stamp = new Date().toISOString().replace(/[-:]/g, '').replace(/\.\d+Z$/, 'Z');
-const testid = `bench-k6-${stamp}`;
+const port = setting('FP_MINIFOLIO_PORT');
+const influx = `influxdb-lp=http://127.0.0.1:${setting('FP_INFLUX_PORT')}/k6`;
+const apiPort = setting('FP_K6_API_PORT');
+const testid = makeTestId('bench-k6');
 const out = join(repo, 'results', testid);
 mkdirSync(out, { recursive: true });
 
 // minifolio `fast` with its own tenant, items enough for every VU's pool.
 const tenant = 'k6bench';
-const password = e.FOLIO_PASSWORD || 'admin';
-const dbUrl = spawnSync('bash', ['-c', '. tools/defaults.sh && fp_minifolio_db'], { cwd: repo, encoding: 'utf8' }).stdout;
+// minifolio's local-only operator password; it reaches k6 and minifolio through their environment.
+const password = setting('FP_ADMIN_PASSWORD');
 const mf = (args) => {
-  const r = spawnSync(join(repo, 'bin', 'minifolio'), args, { cwd: repo, env: { ...e, MINIFOLIO_DB: dbUrl, MINIFOLIO_ADMIN_PASSWORD: password }, encoding: 'utf8' });
+  const r = spawnSync(join(repo, 'bin', 'minifolio'), args, { cwd: repo, env: { ...e, MINIFOLIO_DB: minifolioDb(), MINIFOLIO_ADMIN_PASSWORD: password }, encoding: 'utf8' });
   if (r.status !== 0) die(`minifolio ${args[0]} failed: ${(r.stderr || r.stdout).trim().split('\n').pop()}`);
 };
-const runDir = join(need('FP_STACK_DIR'), 'minifolio');
+const runDir = join(e.FP_STACK_DIR || join(repo, '.stack'), 'minifolio');
 mf(['down', '--run-dir', runDir]);
 mf(['up', '--run-dir', runDir, '--port', port, '--profile', 'fast']);
 mf(['seed', '--tenant', tenant, '--items', '20000', '--users', '2000', '--loans', '500', '--quiet']);
@@ -58,7 +58,7 @@ const cico = (round) =>
     repo, script: 'scripts/check-in-check-out.js', apiPort, warmS: WARM, windowS: WINDOW, log: join(out, `cico-${round}.log`), args: ['-o', influx],
     env: {
       K6_ENV: 'local', TESTID: `${testid}-${round}`, RELEASE: 'fast', FOLIO_TENANT: tenant, PROFILE: 'smoke', VUS: String(VUS), DURATION: duration,
-      THINK: 'none', FOLIO_URL: `http://127.0.0.1:${port}`, FOLIO_DB_PORT: need('FP_PG_PORT'), FOLIO_PASSWORD: password,
+      THINK: 'none', FOLIO_URL: `http://127.0.0.1:${port}`, FOLIO_DB_PORT: setting('FP_PG_PORT'), FOLIO_PASSWORD: password,
     },
   });
 const floor = (round, label, rate) =>

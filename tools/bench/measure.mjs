@@ -4,6 +4,7 @@
 // start-up (JVM, k6's VU initialisation), set-up and teardown. Shared by make bench-k6 and make
 // bench-jmeter. Linux only.
 import { readFileSync } from 'node:fs';
+import { setting } from '../defaults.mjs';
 
 const TICKS = 100; // USER_HZ: /proc reports CPU time in 1/100 s on Linux
 
@@ -82,4 +83,9 @@ export function spread(values) {
   if (v.length === 0) return { min: NaN, median: NaN, max: NaN, n: 0 };
   const m = v.length >> 1;
   return { min: v[0], median: v.length % 2 ? v[m] : (v[m - 1] + v[m]) / 2, max: v[v.length - 1], n: v.length };
+}
+
+/** minifolio's database URL on the local stack (tools/defaults.sh's fp_minifolio_db), password encoded. */
+export function minifolioDb() {
+  return `postgres://folio:${encodeURIComponent(setting('FOLIO_DB_PASSWORD'))}@127.0.0.1:${setting('FP_PG_PORT')}/folio?sslmode=disable`;
 }

@@ -1,5 +1,5 @@
 // The data files of PTF's CICO plan (tools/jmeter/ptf/check-in-check-out), written from a tenant's
-// database the way the k6 scripts choose their test data (lib/data.js's poolQueries), so that both
+// database the way the k6 scripts choose their test data (lib/cico/data.js's poolQueries), so that both
 // clients work on the same patrons and items:
 //   credentials.csv    username,password,tenant (the operator; this file is readable by its owner
 //                      only: remove it after the run with removeCredentials)
@@ -12,7 +12,7 @@
 import { spawnSync } from 'node:child_process';
 import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { poolQueries } from '../../lib/data.js';
+import { poolQueries } from '../../lib/cico/data.js';
 
 const LIMIT = 100000;
 
