@@ -4,3 +4,7 @@
 
 bench-k6: ## k6's own cost with the CICO scripts at 200 VUs against its floor (same VUs, rate and output): CPU per request, RSS per VU
 	@tools/local-env.sh --name=$@ bash -c '$(MAKE) --no-print-directory stack-up k6 minifolio && exec node tools/bench-k6.mjs'
+
+.PHONY: bench-jmeter
+bench-jmeter: ## PTF's own CICO plan on JMeter 5.6.3 vs the k6 script, 8 users, no think time, alternated: CPU per transaction, RSS
+	@tools/local-env.sh --name=$@ bash -c '$(MAKE) --no-print-directory stack-up k6 minifolio jmeter && exec node tools/bench-jmeter.mjs'

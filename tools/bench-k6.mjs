@@ -18,7 +18,7 @@ import { spawnSync } from 'node:child_process';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { measureK6 } from './bench/k6-run.mjs';
-import { spread, minifolioDb } from './bench/measure.mjs';
+import { spread, minifolioDb, localDbPassword } from './bench/measure.mjs';
 import { setting } from './defaults.mjs';
 import { makeTestId } from '../lib/testid.js';
 
@@ -58,7 +58,7 @@ const cico = (round) =>
     repo, script: 'scripts/check-in-check-out.js', apiPort, warmS: WARM, windowS: WINDOW, log: join(out, `cico-${round}.log`), args: ['-o', influx],
     env: {
       K6_ENV: 'local', TESTID: `${testid}-${round}`, RELEASE: 'fast', FOLIO_TENANT: tenant, PROFILE: 'smoke', VUS: String(VUS), DURATION: duration,
-      THINK: 'none', FOLIO_URL: `http://127.0.0.1:${port}`, FOLIO_DB_PORT: setting('FP_PG_PORT'), FOLIO_PASSWORD: password,
+      THINK: 'none', FOLIO_URL: `http://127.0.0.1:${port}`, FOLIO_DB_PORT: setting('FP_PG_PORT'), FOLIO_DB_PASSWORD: localDbPassword(), FOLIO_PASSWORD: password,
     },
   });
 const floor = (round, label, rate) =>

@@ -86,25 +86,26 @@ test('propertiesLine: a value Java reads back unchanged', () => {
 });
 
 const JTL = [
-  'timeStamp,elapsed,label,responseCode,responseMessage,threadName,dataType,success,failureMessage,bytes',
-  '1000,100,GET_groups,200,OK,t1,text,true,,10',
-  '1100,50,POST_circulation/check-out-by-barcode,422,Unprocessable,t1,text,false,"Test failed: code expected to equal /\n\n****** received, ""422""",10',
-  '1000,150,Check-Out Controller,200,"Number of samples in transaction : 2, number of failing samples : 1",t1,,false,,20',
-  '2000,80,Check-In Controller,200,ok,t1,,true,,20',
-  '3000,90,Check-In Controller,200,ok,t1,,true,,20',
+  'timeStamp,elapsed,label,responseCode,responseMessage,threadName,dataType,success,failureMessage,bytes,URL',
+  '1000,100,GET_groups,200,OK,t1,text,true,,10,http://127.0.0.1:9130/groups',
+  '1100,50,POST_circulation/check-out-by-barcode,422,Unprocessable,t1,text,false,"Test failed: code expected to equal /\n\n****** received, ""422""",10,http://127.0.0.1:9130/circulation/check-out-by-barcode',
+  '900,3,Util_Branch selector randomizer,200,OK,t1,text,true,,0,null',
+  '1000,150,Check-Out Controller,200,"Number of samples in transaction : 2, number of failing samples : 1",t1,,false,,20,null',
+  '2000,80,Check-In Controller,200,ok,t1,,true,,20,null',
+  '3000,90,Check-In Controller,200,ok,t1,,true,,20,null',
   '',
 ].join('\n');
 
 test('parseJtl: quoted fields with commas, quotes and newlines', () => {
   const rows = parseJtl(JTL);
-  assert.equal(rows.length, 5);
+  assert.equal(rows.length, 6);
   assert.equal(rows[1].label, 'POST_circulation/check-out-by-barcode');
   assert.equal(rows[1].ok, false);
   assert.match(rows[1].message, /received, "422"/);
   assert.throws(() => parseJtl('<?xml version="1.0"?><testResults/>'), /not a CSV JTL/);
 });
 
-test('summarize: transactions apart from requests, failures, quantiles, a time window', () => {
+test('summarize: transactions apart from HTTP requests (not script samplers), failures, quantiles, a window', () => {
   const rows = parseJtl(JTL);
   const all = summarize(rows, ['Check-In Controller', 'Check-Out Controller']);
   assert.deepEqual(all.transactions, [

@@ -2,7 +2,7 @@
 // a second (CPU and memory from /proc, requests and iterations from the API), and its steady
 // window: from `warmS` after the first iteration, for `windowS`.
 import { spawn } from 'node:child_process';
-import { openSync, closeSync } from 'node:fs';
+import { openSync, closeSync, mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { sampler, windowOf } from './measure.mjs';
 
@@ -16,12 +16,14 @@ async function counter(port, name) {
 
 /**
  * opts: { repo, script, env, args (more k6 run arguments, e.g. -o ...), apiPort, log (file),
- * warmS, windowS }. Resolves to { code, series, window } (window: windowOf's figures plus
+ * warmS, windowS, k6 (the binary; default repo/bin/k6) }. A run with TESTID gets results/<TESTID>/
+ * made first, where its handleSummary writes. Resolves to { code, series, window } (window: windowOf's figures plus
  * reqPerS, usPerReq, msPerIteration; null when the run ended before the window closed).
  */
 export async function measureK6(opts) {
+  if (opts.env && opts.env.TESTID) mkdirSync(join(opts.repo, 'results', opts.env.TESTID), { recursive: true });
   const fd = openSync(opts.log, 'w');
-  const child = spawn(join(opts.repo, 'bin', 'k6'), ['run', '--quiet', `--address=127.0.0.1:${opts.apiPort}`, ...(opts.args || []), opts.script], {
+  const child = spawn(opts.k6 || join(opts.repo, 'bin', 'k6'), ['run', '--quiet', `--address=127.0.0.1:${opts.apiPort}`, ...(opts.args || []), opts.script], {
     cwd: opts.repo,
     env: { ...process.env, K6_NO_USAGE_REPORT: 'true', K6_AUTO_EXTENSION_RESOLUTION: 'false', ...opts.env },
     stdio: ['ignore', fd, fd],

@@ -85,7 +85,10 @@ export function spread(values) {
   return { min: v[0], median: v.length % 2 ? v[m] : (v[m - 1] + v[m]) / 2, max: v[v.length - 1], n: v.length };
 }
 
+/** The local stack's PostgreSQL password: FP_PG_PASSWORD (the test stack's), else defaults.env's. */
+export const localDbPassword = () => process.env.FP_PG_PASSWORD || setting('FOLIO_DB_PASSWORD');
+
 /** minifolio's database URL on the local stack (tools/defaults.sh's fp_minifolio_db), password encoded. */
 export function minifolioDb() {
-  return `postgres://folio:${encodeURIComponent(setting('FOLIO_DB_PASSWORD'))}@127.0.0.1:${setting('FP_PG_PORT')}/folio?sslmode=disable`;
+  return `postgres://folio:${encodeURIComponent(localDbPassword())}@127.0.0.1:${setting('FP_PG_PORT')}/folio?sslmode=disable`;
 }

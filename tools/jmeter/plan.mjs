@@ -140,7 +140,7 @@ export function parseJtl(text) {
   return body.map((r) => {
     const o = {};
     head.forEach((k, j) => (o[k] = r[j]));
-    return { time: Number(o.timeStamp), elapsed: Number(o.elapsed), label: o.label, code: o.responseCode, ok: o.success === 'true', message: o.failureMessage || '' };
+    return { time: Number(o.timeStamp), elapsed: Number(o.elapsed), label: o.label, code: o.responseCode, ok: o.success === 'true', message: o.failureMessage || '', url: o.URL || '' };
   });
 }
 
@@ -150,9 +150,9 @@ function quantile(sorted, q) {
 }
 
 /**
- * What a run did: each transaction (transaction controllers' samples) and the requests, with
- * counts, failures and the p50/p95 of elapsed ms; `from`/`to` (epoch ms) keep only samples that
- * ended inside that window.
+ * What a run did: each transaction (transaction controllers' samples) and the HTTP requests (the
+ * samples with a URL: a JSR223 or BeanShell sampler has none), with counts, failures and the
+ * p50/p95 of elapsed ms; `from`/`to` (epoch ms) keep only samples that ended inside that window.
  */
 export function summarize(rows, transactions, { from = -Infinity, to = Infinity } = {}) {
   const tx = new Set(transactions);
@@ -163,8 +163,10 @@ export function summarize(rows, transactions, { from = -Infinity, to = Infinity 
     const end = r.time + r.elapsed;
     if (end < from || end > to) continue;
     if (!tx.has(r.label)) {
-      requests++;
-      if (!r.ok) requestErrors++;
+      if (/^https?:\/\//.test(r.url)) {
+        requests++;
+        if (!r.ok) requestErrors++;
+      }
       continue;
     }
     const g = groups.get(r.label) || { name: r.label, count: 0, failed: 0, ms: [] };
