@@ -9,7 +9,7 @@ import { sampler, windowOf } from './measure.mjs';
 const COUNTERS = ['http_reqs', 'iterations'];
 
 async function counter(port, name) {
-  const r = await fetch(`http://127.0.0.1:${port}/v1/metrics/${name}`);
+  const r = await fetch(`http://127.0.0.1:${port}/v1/metrics/${name}`, { signal: AbortSignal.timeout(3000) });
   if (!r.ok) return 0; // no sample of it yet
   return (await r.json()).data.attributes.sample.count;
 }
