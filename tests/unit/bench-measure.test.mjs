@@ -14,7 +14,7 @@ for (let s = 0; s <= 90; s++) {
   const sample = { t, cpu: 0.5 * s, rss: 100_000, peak: 100_000 + s };
   if (s >= 3) {
     const it = Math.max(0, Math.min(s, 70) - 10);
-    Object.assign(sample, { iterations: it * 10, http_reqs: 5 + it * 170 });
+    Object.assign(sample, { iterations: it * 10, reqs: 5 + it * 170 });
   }
   series.push(sample);
 }
@@ -24,7 +24,7 @@ test('steady: the window starts warmS after the first iteration and ends before 
   assert.equal(w.from, 1_000_000 + 31_000); // first iteration counted at 11 s
   assert.equal(w.to, 1_000_000 + 61_000);
   assert.equal(w.iterations, 300);
-  assert.equal(w.http_reqs, 5100);
+  assert.equal(w.reqs, 5100);
   assert.equal(w.cpuS, 15);
   assert.equal(w.reqPerS, 170);
   assert.ok(Math.abs(w.usPerReq - (15 / 5100) * 1e6) < 1e-6);
@@ -34,7 +34,7 @@ test('steady: the window starts warmS after the first iteration and ends before 
 
 test('steady: no window when the run stopped iterating before it closed, or never iterated', () => {
   assert.equal(steady(series, 40, 30), null);
-  assert.equal(steady(series.map(({ iterations, http_reqs, ...x }) => x), 1, 1), null);
+  assert.equal(steady(series.map(({ iterations, reqs, ...x }) => x), 1, 1), null);
   // a gap in the counters (the API did not answer) is passed over
   const gappy = series.map((x, i) => (i % 3 === 0 ? { t: x.t, cpu: x.cpu, rss: x.rss, peak: x.peak } : x));
   assert.ok(steady(gappy, 20, 30));
