@@ -1,8 +1,9 @@
 # shellcheck shell=bash
 # The one home of folio-perf's defaults: ports, state directory, tenants, local
-# passwords and the testid rule. Sourced by tools/run.sh, tools/folio-perf.mjs
-# (through run.sh), stack/lib.sh, tools/bench-k6.sh, minifolio/bench.sh and
-# tools/test-env.sh; a value already in the environment wins. Sourced, not run.
+# passwords and the testid rule. Sourced by stack/lib.sh, tools/bench-k6.sh,
+# minifolio/bench.sh and tools/test-env.sh, and read by folio-perf
+# (tools/cli/stack-defaults.mjs); a value already in the environment wins.
+# Sourced, not run.
 fp_repo=${fp_repo:-$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)}
 
 # The demo stack's ports (127.0.0.1 only). The test stack (tools/test-env.sh)

@@ -1,5 +1,5 @@
 #!/usr/bin/env node
-// Indexes one tenant through FOLIO's own API before a search run (tools/run.sh WORKFLOW=search):
+// Indexes one tenant through FOLIO's own API before a search run (folio-perf run WORKFLOW=search, tools/run/workflows/search.mjs):
 // logs in, starts mod-search's full reindex (POST /search/index/instance-records/reindex/full),
 // polls GET /search/index/instance-records/reindex/status until it completes (bounded), and says
 // how long it took. The legacy authority index is built too (POST /search/index/inventory/reindex

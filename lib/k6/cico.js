@@ -22,7 +22,8 @@ import * as api from '../folio.js';
 const TEARDOWN_PREFIX = 'teardown ';
 const RECOVER_PREFIX = 'recover ';
 // What to do when a run leaves items checked out (named in every such message).
-const RECOVERY = "on minifolio run bin/minifolio reset; on a real FOLIO, PTF's checkin-checkout-db-restore.sql";
+// Never a restore SQL on a real FOLIO: it ends every loan of the tenant, staff's and patrons' alike.
+const RECOVERY = 'on the local minifolio run folio-perf reset; on your FOLIO check in the items folio-perf run lists when it ends';
 // A teardown check-in that failed this often is reported instead of retried.
 const TEARDOWN_TRIES = 3;
 
@@ -88,7 +89,7 @@ export function cicoWorkflow(run, read) {
     }
     const problems = checkPools(counts);
     if (problems.length) {
-      const fix = cfg.data.kind === 'db' ? 'seed or reset the target (bin/minifolio seed / bin/minifolio reset, or PTF\'s checkin-checkout-db-restore.sql)' : `fill the CSV files in ${cfg.data.dir}`;
+      const fix = cfg.data.kind === 'db' ? 'seed or reset the local minifolio (bin/minifolio seed, folio-perf reset); on your FOLIO check in test items at that service point' : `fill the CSV files in ${cfg.data.dir}`;
       // With DATA=db only items shelved at the run's service point count (see lib/data.js).
       const where = cfg.data.kind === 'db' ? ` (items shelved at service point ${servicePointId})` : '';
       return abort(`no test data for tenant ${cfg.folio.tenant}${where}: ${problems.join('; ')}; fix: ${fix}${env.SERVICE_POINT_ID ? ', or unset SERVICE_POINT_ID' : ''}`);

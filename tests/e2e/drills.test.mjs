@@ -1,14 +1,14 @@
 // Reliability drills on the real stack: a run is interrupted, loses a module or PostgreSQL for a
 // moment, meets a loan another account made, or a check-in whose undo fails. After each the
 // database holds no open loan of the run and no item the run left checked out, and what was not
-// cleaned is named. Every run goes through tools/run.sh (the path of `make run`).
+// cleaned is named. Every run goes through folio-perf run (the path of `make run`).
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawn, spawnSync } from 'node:child_process';
 import { readFileSync, writeFileSync, openSync, readdirSync, statSync, mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { repo, env, bin, waitFor, run, sql } from './helpers.mjs';
+import { repo, env, bin, waitFor, run, sql, startFolioPerf } from './helpers.mjs';
 import { poolQueries } from '../../lib/data.js';
 
 const tenant = 'fs09000000';
@@ -38,40 +38,10 @@ function runPool(limit) {
 // Patrons the run may serve (active, no manual block), as it selects them.
 const patrons = (limit) => lines(sql(`prepare u(int, text) as ${poolQueries(tenant).activeUsers}; execute u(${limit}, 'folio_admin')`));
 
-// Starts tools/run.sh in its own process group (a signal reaches run.sh and k6 as Ctrl-C does).
+// Starts folio-perf run in its own process group (a signal reaches it as Ctrl-C does; it passes it on to k6).
 function startRun(name, vars) {
   const testid = `drill-${name}-${Date.now()}`;
-  const child = spawn(join(repo, 'tools', 'run.sh'), [], {
-    cwd: repo,
-    detached: true,
-    env: { ...process.env, K6_AUTO_EXTENSION_RESOLUTION: 'false', PROFILE: 'smoke', MINIFOLIO_PROFILE: 'fast', TESTID: testid, ...vars },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  let out = '';
-  child.stdout.on('data', (d) => (out += d));
-  child.stderr.on('data', (d) => (out += d));
-  const exited = new Promise((resolve) => child.on('close', (code) => resolve(code)));
-  return {
-    testid,
-    child,
-    output: () => out,
-    signal: (sig) => process.kill(-child.pid, sig),
-    // Waits for the end (bounded); kills the group if it overruns.
-    async done(seconds) {
-      let timer;
-      const overrun = new Promise((resolve) => (timer = setTimeout(() => resolve('timeout'), seconds * 1000)));
-      const code = await Promise.race([exited, overrun]);
-      clearTimeout(timer);
-      if (code === 'timeout') {
-        try {
-          process.kill(-child.pid, 'SIGKILL');
-        } catch {
-          // gone
-        }
-      }
-      return { code, out };
-    },
-  };
+  return { testid, ...startFolioPerf({ PROFILE: 'smoke', MINIFOLIO_PROFILE: 'fast', TESTID: testid, ...vars }) };
 }
 
 // The run started its load: the first loan exists.
@@ -141,7 +111,7 @@ test('a second Ctrl-C stops teardown: what it left is named by barcode, with the
   const left = [...new Set([...openLoansBy('folio_admin'), ...checkedOutItems()])].sort();
   assert.ok(left.length > 0, `the drill needs items left behind by the second Ctrl-C:\n${out}`);
   const m = /the run left (\d+) items checked out: ([^\n]*)/.exec(out);
-  assert.ok(m, `run.sh names what was left:\n${out}`);
+  assert.ok(m, `folio-perf run names what was left:\n${out}`);
   assert.equal(Number(m[1]), left.length);
   assert.deepEqual(m[2].trim().split(' ').slice(0, 20), left.slice(0, 20));
   assert.match(out, /fix: .*bin\/minifolio reset/);
