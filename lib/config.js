@@ -9,7 +9,7 @@ export class ConfigError extends Error {
   }
 }
 
-// Environment variables a user may set; the README lists the same names.
+// Environment variables a user may set; docs/settings.md lists the same names.
 export const ENV_OVERRIDES = {
   FOLIO_URL: 'folio.url',
   FOLIO_TENANT: 'folio.tenant',

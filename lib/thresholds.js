@@ -40,7 +40,7 @@ function isObj(v) {
 }
 
 function statRules(entry, where, file) {
-  if (!isObj(entry)) err(file, `${where} must be an object like {"p(95)": 2000, "why": "..."}`, 'see README.md, Thresholds');
+  if (!isObj(entry)) err(file, `${where} must be an object like {"p(95)": 2000, "why": "..."}`, 'see docs/thresholds.md');
   const rules = [];
   for (const [k, v] of Object.entries(entry)) {
     if (k === 'why' || k.startsWith('$')) continue;
@@ -54,7 +54,7 @@ function statRules(entry, where, file) {
 
 function regressionSection(sec, where, file) {
   if (sec === undefined) return null;
-  if (!isObj(sec)) err(file, `${where} must be an object`, 'see README.md, Thresholds');
+  if (!isObj(sec)) err(file, `${where} must be an object`, 'see docs/thresholds.md');
   const stats = sec.stats === undefined ? ['p(95)'] : sec.stats;
   if (!Array.isArray(stats) || stats.length === 0 || !stats.every((s) => typeof s === 'string' && STAT.test(s))) {
     err(file, `${where}.stats must be a list of avg, min, max, med or p(N)`, 'e.g. "stats": ["p(95)"]');
@@ -93,7 +93,7 @@ export function workflowSpec(doc, workflow, file = 'thresholds.json') {
   const rates = {};
   for (const [metric, e] of Object.entries(wf.rates || {})) {
     const where = `workflows.${workflow}.rates.${metric}`;
-    if (!isObj(e)) err(file, `${where} must be an object like {"max": 0.01}`, 'see README.md, Thresholds');
+    if (!isObj(e)) err(file, `${where} must be an object like {"max": 0.01}`, 'see docs/thresholds.md');
     const r = [];
     for (const [k, v] of Object.entries(e)) {
       if (k === 'why' || k.startsWith('$')) continue;
@@ -105,7 +105,7 @@ export function workflowSpec(doc, workflow, file = 'thresholds.json') {
     rates[metric] = r;
   }
   const reg = wf.regression === undefined ? {} : wf.regression;
-  if (!isObj(reg)) err(file, `workflows.${workflow}.regression must be an object`, 'see README.md, Thresholds');
+  if (!isObj(reg)) err(file, `workflows.${workflow}.regression must be an object`, 'see docs/thresholds.md');
   return {
     transactions,
     apis,

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
-# `make bench-minifolio`: CICO capacity of minifolio on this machine (README.md,
-# *Benchmarks*). Profile fast, BENCH_VUS VUs without think time for
+# `make bench-minifolio`: CICO capacity of minifolio on this machine
+# (docs/benchmarks.md). Profile fast, BENCH_VUS VUs without think time for
 # BENCH_DURATION through the real gateway and module processes, then
 # PostgreSQL's own ceiling on the same server (pgbench, TPC-B-like, same client
 # count) for the ratio. Target: >= 200 CICO transactions/s, check-out p95 < 50 ms.

@@ -34,7 +34,7 @@ bench-minifolio-seed: $(CURDIR)/bin/minifolio ## seed 1M items + 100k users into
 	psql -qAtc "SELECT 'bench_seed uses ' || pg_size_pretty(sum(pg_total_relation_size(c.oid))) FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace WHERE n.nspname LIKE 'bench_seed_%'"
 	@MINIFOLIO_DB="$$FP_PG_DSN" $(CURDIR)/bin/minifolio drop --tenant bench_seed
 
-# CICO capacity (README.md, *Benchmarks*): profile fast, BENCH_VUS VUs without
+# CICO capacity (docs/benchmarks.md): profile fast, BENCH_VUS VUs without
 # think time for BENCH_DURATION through the real gateway and module processes
 # (its own minifolio on BENCH_PORT 9730 and tenant minifolio_bench, so the demo
 # stack is untouched), then PostgreSQL's own ceiling on the same server

@@ -52,7 +52,7 @@ export function kustomization(gs) {
     '  - name: folio-perf-thresholds',
     '    files:',
     '      - ../../thresholds.json',
-    '  # The run\'s settings, the variables of the command line (README.md, lib/README.md); an overlay',
+    '  # The run\'s settings, the variables of the command line (docs/settings.md); an overlay',
     '  # merges its own. TESTID must be one value for every runner: a new one per run.',
     '  - name: folio-perf-settings',
     '    literals:',

@@ -8,7 +8,7 @@
 # Then `folio-perf verdict` judges the candidate against that baseline, every metric relative to the
 # run's own speed (GATE_CONTROL, default `speed`: --control speed, which cancels a runner whose speed
 # drifts between runs; `none` judges absolute quantiles). make bench-gate measured k = 4 runs of 120 s
-# with --control speed at 0 % false alarms and 100 % power at +25 % on check-out (README).
+# with --control speed at 0 % false alarms and 100 % power at +25 % on check-out (docs/benchmarks.md).
 #
 # Which code each side runs:
 #   GATE_BASE_REF=<git ref>  the baseline runs are made by that commit's folio-perf and minifolio

@@ -62,7 +62,7 @@ for s in "${unit_suites[@]}"; do run_suite "${s#test-}" make --no-print-director
 . tools/test-env.sh
 
 echo "==> end-to-end tests (test stack in .stack/test)"
-# stack.sh down also stops the minifolio that the CICO suite started (tools/run.sh).
+# stack.sh down also stops the minifolio that the CICO suite started (folio-perf run).
 trap 'stack/stack.sh down >/dev/null 2>&1' EXIT
 # With OpenSearch: mod-search's tests and the search workflow need it.
 if ! stack/stack.sh up search >"$logs/test-stack-up.log" 2>&1; then

@@ -2,7 +2,7 @@
 // Grafana would, run against the real InfluxDB (no Grafana on this machine).
 //
 // 1. "synthetic run": writes a small run in the metric contract's shape
-//    (README.md, *The native stack*) into a scratch database and checks that every variable and
+//    (docs/native-stack.md) into a scratch database and checks that every variable and
 //    panel query runs and returns data there. Needs FP_INFLUX_URL.
 // 2. "recorded run": the same against a real run already in InfluxDB, named
 //    by FP_DASH_TESTID (database FP_INFLUX_DB, default k6). The module CPU

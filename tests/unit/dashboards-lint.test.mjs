@@ -1,6 +1,6 @@
 // Structural checks on the committed dashboards, modelled on
 // grafana/dashboard-linter's rules (grafana/dashboard-linter : lint/rules.go) plus folio-perf's
-// own: the metric contract (README.md, *The native stack*) and InfluxQL that Grafana can scale.
+// own: the metric contract (docs/native-stack.md) and InfluxQL that Grafana can scale.
 // Each check returns the list of findings so a failure names every offender.
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
