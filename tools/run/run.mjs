@@ -16,6 +16,7 @@ import { constants as osConstants } from 'node:os';
 import { ROOT, stackDefaults } from '../cli/stack-defaults.mjs';
 import { forwardSignals, runChild, signalsReceived } from './children.mjs';
 import { runPlan } from './settings.mjs';
+import { UsageError } from '../cli/args.mjs';
 import { loadWorkflows } from './workflows.mjs';
 import { externalName } from './target.mjs';
 import { logIn, targetConfig, TargetError } from './folio-session.mjs';
@@ -24,6 +25,7 @@ import { startProgress } from './progress.mjs';
 import { runOne, runRunners } from './k6.mjs';
 import { judgeSampleLoss } from './sample-loss.mjs';
 import { command as verdictCommand } from '../cli/verdict.mjs';
+import { mergeSummaries } from '../verdict/merge-summary.mjs';
 
 /** A step that failed: the run ends with its code (its own output said why). */
 class StepFailed extends Error {
@@ -48,6 +50,7 @@ export async function runCommand(userEnv, { tty = Boolean(process.stdout.isTTY) 
   const minifolioProfiles = readdirSync(join(ROOT, 'minifolio', 'profiles')).filter((f) => f.endsWith('.json')).map((f) => f.slice(0, -5)).sort();
   const plan = runPlan(userEnv, { workflows: Object.keys(workflows), minifolioProfiles });
   const wf = workflows[plan.workflow];
+  if (!existsSync(join(ROOT, wf.script))) throw new UsageError(`${wf.script} is missing; fix: restore it from git`);
   const defaults = stackDefaults(userEnv);
   const env = { ...userEnv };
   if (!plan.external) {
@@ -187,8 +190,13 @@ export async function runCommand(userEnv, { tty = Boolean(process.stdout.isTTY) 
 // RUNNERS=N: the runners' summaries merged into results/<testid>/summary.json, then the verdict over
 // all their samples in InfluxDB decides (a runner that did not finish its plan decides alone).
 async function judgeRunners({ rc, plan, out, influxUrl, env }) {
-  const merged = await runChild(process.execPath, [join(ROOT, 'tools', 'verdict', 'merge-summary.mjs'), plan.testid, '--influx', influxUrl, '--runners', String(plan.runners)], { env, cwd: ROOT });
-  if (merged.code !== 0) say(`==> summary: the runners' summaries could not be merged; each runner's is in ${out}/runners/<i>/summary.json`);
+  try {
+    const m = await mergeSummaries(plan.testid, { influxUrl, runners: plan.runners });
+    say(`==> summary: ${m.runners} runners' summaries merged into ${m.path} (percentiles over all their samples in InfluxDB)`);
+  } catch (e) {
+    if (e.name !== 'ReportError') throw e;
+    say(`==> summary: the runners' summaries could not be merged (${e.message}); each runner's is in ${out}/runners/<i>/summary.json`);
+  }
   if (rc !== 0) {
     say(`==> no verdict: a runner did not finish its run (exit ${rc})`);
     return rc;
