@@ -22,8 +22,9 @@ import * as api from '../folio.js';
 const TEARDOWN_PREFIX = 'teardown ';
 const RECOVER_PREFIX = 'recover ';
 // What to do when a run leaves items checked out (named in every such message).
-// Never a restore SQL on a real FOLIO: it ends every loan of the tenant, staff's and patrons' alike.
-const RECOVERY = 'on the local minifolio run folio-perf reset; on your FOLIO check in the items folio-perf run lists when it ends';
+// The same words on minifolio and on a real FOLIO, and never a restore SQL: on a real FOLIO that ends
+// every loan of the tenant, staff's and patrons' alike. folio-perf run names what is left.
+const RECOVERY = 'check in the items left checked out (folio-perf run lists them when it ends)';
 // A teardown check-in that failed this often is reported instead of retried.
 const TEARDOWN_TRIES = 3;
 

@@ -120,6 +120,39 @@ test('a second Ctrl-C stops teardown: what it left is named by barcode, with the
   assertClean('after bin/minifolio reset');
 });
 
+// The same on a FOLIO that is not this stack's (FOLIO_URL set; minifolio under lotus stands in for
+// it and is not restarted by the run): the run cannot read that FOLIO's database, so it lists
+// through the API the open loans its operator made since the run started, by barcode, and advises
+// checking in those; never the restore SQL, which would end every loan of the tenant.
+test('a second Ctrl-C on your FOLIO: the run lists its own open loans by barcode, never the restore SQL', async () => {
+  reset();
+  const mf = { env: { MINIFOLIO_DB: env('FP_PG_DSN') } };
+  const runDir = join(env('FP_STACK_DIR'), 'minifolio');
+  assert.equal(run(bin('minifolio'), ['down', '--run-dir', runDir], mf).status, 0);
+  const up = run(bin('minifolio'), ['up', '--run-dir', runDir, '--port', env('FP_MINIFOLIO_PORT'), '--profile', 'lotus'], mf);
+  assert.equal(up.status, 0, up.stdout + up.stderr);
+  const r = startRun('double-sigint-remote', {
+    VUS: '10', DURATION: '60s', THINK: 'none', FOLIO_URL: `http://127.0.0.1:${env('FP_MINIFOLIO_PORT')}`, FOLIO_PASSWORD: 'admin', FOLIO_DB_PORT: env('FP_PG_PORT'),
+  });
+  await loadStarted();
+  await waitFor(() => allLoans() >= 10, { seconds: 60, what: '10 loans' });
+  r.signal('SIGINT');
+  await waitFor(() => /teardown: checking in/.test(r.output()), { seconds: 30, what: 'teardown to start' });
+  r.signal('SIGINT');
+  const { code, out } = await r.done(90);
+  assert.equal(code, 105, out);
+  const open = openLoansBy('folio_admin');
+  assert.ok(open.length > 0, `the drill needs loans left open by the second Ctrl-C:\n${out}`);
+  const m = /left (\d+) open loans, made by its operator since \S+; item barcodes:\n((?: {4}(?!fix:)\S.*\n)+)/.exec(out);
+  assert.ok(m, `folio-perf run lists the open loans it left:\n${out}`);
+  assert.equal(Number(m[1]), open.length);
+  assert.deepEqual(m[2].trim().split(/\s+/), open);
+  assert.match(out, /fix: check in exactly these items/);
+  assert.doesNotMatch(out, /restore\.sql|truncat|minifolio reset|folio-perf reset/i);
+  reset();
+  assertClean('after bin/minifolio reset');
+});
+
 // DATA=db finds the run's loans in the database, DATA=csv through the API: both must leave the
 // other account's loans alone.
 for (const data of ['db', 'csv']) {
