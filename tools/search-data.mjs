@@ -5,7 +5,7 @@
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
 import { join } from 'node:path';
-import { WORDLIST, DEFAULT_ROWS, DEFAULT_SEED, vocabulary, generateFiles } from '../lib/search-data.js';
+import { WORDLIST, DEFAULT_ROWS, DEFAULT_SEED, vocabulary, generateFiles } from '../lib/search/data.js';
 
 function die(cause, fix) {
   console.error(`folio-perf: search-data: ${cause}; fix: ${fix}`);

@@ -6,7 +6,8 @@
 // {"resourceName": "authority"}), since the authority templates search it.
 //   FOLIO_PASSWORD=... node tools/search-index.mjs --url http://127.0.0.1:9130 --tenant fs09000000 [--user folio_admin] [--timeout 600]
 import { parseArgs } from 'node:util';
-import { CURRENT, currentProgress } from '../lib/reindex.js';
+import { CURRENT, currentProgress } from '../lib/search/reindex.js';
+import { setting } from './defaults.mjs';
 
 function die(cause, fix) {
   console.error(`folio-perf: search-index: ${cause}; fix: ${fix}`);
@@ -15,7 +16,7 @@ function die(cause, fix) {
 
 let args;
 try {
-  const options = { url: { type: 'string', default: '' }, tenant: { type: 'string', default: '' }, user: { type: 'string', default: 'folio_admin' }, timeout: { type: 'string', default: '600' } };
+  const options = { url: { type: 'string', default: '' }, tenant: { type: 'string', default: '' }, user: { type: 'string', default: setting('FP_USER') }, timeout: { type: 'string', default: '600' } };
   args = parseArgs({ options, strict: true }).values;
 } catch (e) {
   die(String(e.message).split('\n')[0].replace(/\. To specify a positional argument.*$/, ''), 'use --url URL --tenant TENANT [--user USER] [--timeout SECONDS]');

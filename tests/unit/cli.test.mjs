@@ -18,7 +18,7 @@ import { runPlan, settingsFromArgs } from '../../tools/run/settings.mjs';
 import { segmentOf } from '../../tools/run/k6.mjs';
 import { addLoss } from '../../tools/run/sample-loss.mjs';
 import { countRequests, progressLine, progressQuery } from '../../tools/run/progress.mjs';
-import { loadWorkflows } from '../../tools/run/workflows.mjs';
+import { runWorkflow, workflowNames } from '../../tools/run/workflows.mjs';
 
 const repo = join(dirname(fileURLToPath(import.meta.url)), '..', '..');
 const cli = join(repo, 'tools', 'folio-perf.mjs');
@@ -204,19 +204,20 @@ test("runner segments are k6's (the k6-operator's split), sample losses add up, 
   assert.equal(progressLine(5, null, 60, 't-1'), '==> progress: 0 min 5 s in, InfluxDB did not answer (testid t-1)');
 });
 
-test('the run finds its workflows by file (a third is one new file), and fails loudly on a broken one', async () => {
-  const real = await loadWorkflows();
-  assert.deepEqual(Object.keys(real), ['cico', 'search']);
-  for (const wf of Object.values(real)) assert.ok(existsSync(join(repo, wf.script)), wf.script);
-  const dir = join(tmp, 'workflows');
+test("the run finds a workflow through the registry; its run parts are optional, a wrong one fails loudly", async () => {
+  const cico = await runWorkflow('cico');
+  assert.equal(cico.script, 'scripts/check-in-check-out.js');
+  assert.equal(typeof cico.checkLocal, 'function');
+  assert.equal((await runWorkflow('search')).script, 'scripts/mod-search.js');
+  assert.deepEqual(workflowNames(), ['cico', 'search']);
+  // A workflow without tools/run/workflows/<name>.mjs runs with none of the parts.
+  const dir = join(tmp, 'run-workflows');
   mkdirSync(dir);
-  writeFileSync(join(dir, 'circulation.mjs'), "export default { script: 'scripts/circulation.js', dashboard: 'folio-circulation' };\n");
-  const third = await loadWorkflows(dir);
-  assert.deepEqual(Object.keys(third), ['circulation']);
-  assert.deepEqual(third.circulation.makeTargets, []);
-  assert.deepEqual(Object.keys(runPlan({ WORKFLOW: 'circulation' }, { workflows: Object.keys(third), minifolioProfiles: ['fast'] })).length > 0, true);
-  writeFileSync(join(dir, 'broken.mjs'), 'export default {};\n');
-  await assert.rejects(loadWorkflows(dir), /tools\/run\/workflows\/broken\.mjs does not export a workflow/);
+  const bare = await runWorkflow('cico', dir);
+  assert.deepEqual(Object.keys(bare).sort(), ['name', 'script']);
+  writeFileSync(join(dir, 'cico.mjs'), "export default { dashboard: 'x', afterReset: 'not a function' };\n");
+  await assert.rejects(runWorkflow('cico', dir), /tools\/run\/workflows\/cico\.mjs: afterReset is not one of its parts/);
+  await assert.rejects(runWorkflow('circulation'), /unknown workflow "circulation"/);
   // No workflow switch in the run or the command line: they look the workflow up.
   for (const d of ['tools/run', 'tools/cli']) {
     for (const f of readdirSync(join(repo, d))) {

@@ -1,7 +1,8 @@
 // Which InfluxDB a command reads: --influx, else FP_INFLUX_URL, else the local stack's (the port of
 // the one defaults file, as make's targets use). The commands say which one they used, with any
 // user:password in the URL left out, so a wrong guess shows at once.
-import { localInfluxUrl } from './stack-defaults.mjs';
+import { defaultsLookup } from '../../lib/defaults.js';
+import { readRepoFile } from '../defaults.mjs';
 
 export const INFLUX_OPTION = {
   type: 'string',
@@ -13,7 +14,7 @@ export const INFLUX_OPTION = {
 export function chooseInflux(flag, env = process.env) {
   if (flag) return { url: flag, source: '--influx' };
   if (env.FP_INFLUX_URL) return { url: env.FP_INFLUX_URL, source: 'FP_INFLUX_URL' };
-  return { url: localInfluxUrl(env), source: "the local stack's; --influx <url> or FP_INFLUX_URL for another" };
+  return { url: `http://127.0.0.1:${defaultsLookup(env, readRepoFile)('FP_INFLUX_PORT')}`, source: "the local stack's; --influx <url> or FP_INFLUX_URL for another" };
 }
 
 /** The URL without credentials, for messages. */

@@ -1,6 +1,8 @@
 // `folio-perf report`: results/<testid>/report.md and report.html (tools/report/).
 import { INFLUX_OPTION, influxFor } from './influx.mjs';
-import { stackDefaults } from './stack-defaults.mjs';
+import { UsageError } from './args.mjs';
+import { setting } from '../defaults.mjs';
+import { isLoopbackHost, LOCAL_ONLY_FIX } from '../../lib/loopback.js';
 
 export const command = {
   name: 'report',
@@ -18,11 +20,15 @@ export const command = {
   },
   async run({ values, positionals, env }) {
     const { writeReport } = await import('../report/report.mjs');
-    const d = stackDefaults(env);
+    const folioUrl = values['folio-url'] || env.FOLIO_URL;
+    // The module versions are read from that FOLIO: never off this machine inside a test or the demo.
+    if (folioUrl && env.FP_LOCAL_ONLY === '1' && !isLoopbackHost(folioUrl.replace(/^[a-z]+:\/\//i, '').split('/')[0])) {
+      throw new UsageError(`--folio-url/FOLIO_URL ${folioUrl} is not on this machine; fix: ${LOCAL_ONLY_FIX}`);
+    }
     const r = await writeReport(positionals[0], {
       influxUrl: influxFor(values.influx, env),
-      folioUrl: values['folio-url'] || env.FOLIO_URL,
-      tenant: values.tenant || env.FOLIO_TENANT || d.FP_TENANT,
+      folioUrl,
+      tenant: values.tenant || env.FOLIO_TENANT || setting('FP_TENANT'),
       moduleLogs: values['module-logs'],
     });
     console.log(`report: ${r.md}, ${r.html}`);

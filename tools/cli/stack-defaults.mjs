@@ -1,13 +1,15 @@
-// The native stack's addresses and local-only defaults as the shell scripts see them: read from
-// the one defaults file (tools/defaults.sh, sourced by the stack and every script) rather than
-// written here a second time. A value already in the environment wins, as it does for the shell.
+// The native stack's addresses, state directory and local-only passwords as the stack sees them:
+// defaults.env's values and what tools/defaults.sh derives from them (the state directory, the
+// stack's database password and minifolio's database URL), sourced from there rather than derived
+// here a second time. A value already in the environment wins, as it does for the shell. (A plain
+// value of defaults.env alone: tools/defaults.mjs.)
 import { spawnSync } from 'node:child_process';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 export const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..', '..');
 
-const NAMES = ['FP_STACK_DIR', 'FP_PG_PORT', 'FP_INFLUX_PORT', 'FP_MINIFOLIO_PORT', 'FP_OPENSEARCH_PORT', 'FP_GRAFANA_PORT', 'FP_TENANT', 'FP_REINDEX_TENANT_DEFAULT', 'FOLIO_DB_PASSWORD'];
+const NAMES = ['FP_STACK_DIR', 'FP_PG_PORT', 'FP_INFLUX_PORT', 'FP_MINIFOLIO_PORT', 'FP_OPENSEARCH_PORT', 'FP_GRAFANA_PORT', 'FP_TENANT', 'FP_REINDEX_TENANT', 'FP_USER', 'FP_ADMIN_PASSWORD', 'FOLIO_DB_PASSWORD'];
 
 /** The defaults under env: { FP_PG_PORT: '55432', ..., MINIFOLIO_DB } (strings, as the shell has them). */
 export function stackDefaults(env = process.env) {
@@ -22,7 +24,3 @@ export function stackDefaults(env = process.env) {
   return out;
 }
 
-/** The local stack's InfluxDB: http://127.0.0.1:<FP_INFLUX_PORT>. */
-export function localInfluxUrl(env = process.env) {
-  return `http://127.0.0.1:${stackDefaults(env).FP_INFLUX_PORT}`;
-}

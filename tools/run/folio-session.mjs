@@ -10,6 +10,7 @@ import { envFileName, parseEnvFile, resolveConfig } from '../../lib/config.js';
 import { errorDetail, cqlQuote, cqlId } from '../../lib/folio.js';
 import { sessionFromExpiryResponse } from '../../lib/auth.js';
 import { ROOT } from '../cli/stack-defaults.mjs';
+import { defaultsFor } from '../defaults.mjs';
 
 const TIMEOUT_MS = 30000;
 
@@ -32,7 +33,7 @@ export function targetConfig(env) {
     } catch {
       throw new TargetError(1, `${where.file} does not exist; fix: use K6_ENV=<a file in env/>, e.g. K6_ENV=local`);
     }
-    return resolveConfig(parseEnvFile(text, where.file), env, where, { noData: true });
+    return resolveConfig(parseEnvFile(text, where.file, defaultsFor), env, where, { noData: true });
   } catch (e) {
     if (e instanceof TargetError) throw e;
     throw new TargetError(1, String(e.message || e).replace(/^folio-perf: /, ''));

@@ -16,8 +16,7 @@ import { constants as osConstants } from 'node:os';
 import { ROOT, stackDefaults } from '../cli/stack-defaults.mjs';
 import { forwardSignals, runChild, signalsReceived } from './children.mjs';
 import { runPlan } from './settings.mjs';
-import { UsageError } from '../cli/args.mjs';
-import { loadWorkflows } from './workflows.mjs';
+import { runWorkflow, workflowNames } from './workflows.mjs';
 import { externalName } from './target.mjs';
 import { logIn, targetConfig, TargetError } from './folio-session.mjs';
 import { dbSnapshot } from './db-snapshot.mjs';
@@ -46,17 +45,18 @@ export async function runCommand(userEnv, { tty = Boolean(process.stdout.isTTY) 
   forwardSignals();
   // Paths in settings (THRESHOLDS, BASELINE, DATA=csv:<dir>) and results/ are the checkout's.
   process.chdir(ROOT);
-  const workflows = await loadWorkflows();
   const minifolioProfiles = readdirSync(join(ROOT, 'minifolio', 'profiles')).filter((f) => f.endsWith('.json')).map((f) => f.slice(0, -5)).sort();
-  const plan = runPlan(userEnv, { workflows: Object.keys(workflows), minifolioProfiles });
-  const wf = workflows[plan.workflow];
-  if (!existsSync(join(ROOT, wf.script))) throw new UsageError(`${wf.script} is missing; fix: restore it from git`);
+  const plan = runPlan(userEnv, { workflows: workflowNames(), minifolioProfiles });
+  const wf = await runWorkflow(plan.workflow);
+  // Inside a test, drill, the demo or the gate (tools/local-env.sh set FP_LOCAL_ONLY=1) a target off
+  // this machine stops here, with one line, before anything is contacted (lib/config.js decides).
+  if (plan.external && userEnv.FP_LOCAL_ONLY === '1') targetConfig({ ...userEnv, K6_ENV: userEnv.K6_ENV || 'local', FOLIO_PASSWORD: userEnv.FOLIO_PASSWORD || '-' });
   const defaults = stackDefaults(userEnv);
   const env = { ...userEnv };
   if (!plan.external) {
     // minifolio's operator password is a local-only default; your FOLIO's comes from you. The
     // stack's database password reaches k6 (DATA=db) and minifolio through the environment.
-    env.FOLIO_PASSWORD ||= 'admin';
+    env.FOLIO_PASSWORD ||= defaults.FP_ADMIN_PASSWORD;
     env.MINIFOLIO_ADMIN_PASSWORD = env.FOLIO_PASSWORD;
     env.FOLIO_DB_PASSWORD = defaults.FOLIO_DB_PASSWORD;
     env.MINIFOLIO_DB = defaults.MINIFOLIO_DB;
@@ -77,7 +77,8 @@ export async function runCommand(userEnv, { tty = Boolean(process.stdout.isTTY) 
   const ctx = { env, plan, defaults, say, step, minifolio, minifolioUrl };
 
   try {
-    await step('make', ['--no-print-directory', '-C', ROOT, 'run-deps', ...wf.makeTargets]);
+    // The stack, k6, minifolio and what the workflow's run needs (WORKFLOW reaches make in env).
+    await step('make', ['--no-print-directory', '-C', ROOT, 'run-deps']);
     mkdirSync(join(defaults.FP_STACK_DIR, 'logs'), { recursive: true });
     if (plan.external) {
       say(`==> target: ${externalName(env)} (FOLIO_URL/K6_ENV set): minifolio is not started, seeded or reset; if the run does not end cleanly, it lists the open loans its operator made (teardown checks in the run's own loans)`);
@@ -90,7 +91,7 @@ export async function runCommand(userEnv, { tty = Boolean(process.stdout.isTTY) 
       await step(minifolio, ['up', '--run-dir', runDir, '--port', defaults.FP_MINIFOLIO_PORT, '--profile', plan.minifolioProfile, '--token-ttl', plan.tokenTtl, ...upArgs]);
       const s = plan.seed;
       say(`==> minifolio: seeding ${defaults.FP_TENANT} if empty (${s.items} items, ${s.users} users, ${s.loans} open loans)`);
-      await step(minifolio, ['seed', '--tenant', defaults.FP_TENANT, '--items', String(s.items), '--users', String(s.users), '--loans', String(s.loans), '--events-per-user', String(s.eventsPerUser), '--authorities', String(s.authorities)]);
+      await step(minifolio, ['seed', '--tenant', defaults.FP_TENANT, '--admin-user', defaults.FP_USER, '--items', String(s.items), '--users', String(s.users), '--loans', String(s.loans), '--events-per-user', String(s.eventsPerUser), '--authorities', String(s.authorities)]);
       say("==> minifolio: reset to the pre-test state (PTF's restore)");
       await step(minifolio, ['reset', '--tenant', defaults.FP_TENANT]);
       if (wf.afterReset) await wf.afterReset(ctx);
@@ -130,9 +131,11 @@ export async function runCommand(userEnv, { tty = Boolean(process.stdout.isTTY) 
   if (!plan.external) await dbSnapshot('start', { out: outAbs, defaults, minifolioLogs, say });
   const target = plan.external ? externalName(env) : `minifolio (${plan.minifolioProfile})`;
   say(`==> k6: ${wf.script} PROFILE=${plan.profile} against ${target}, testid ${plan.testid}`);
-  const grafana = `http://localhost:${defaults.FP_GRAFANA_PORT}/d/${wf.dashboard}?var-testid=${plan.testid}`;
+  // The workflow's dashboard, when it names one, in Grafana under docker compose (docs/docker.md).
+  const grafana = wf.dashboard ? `http://localhost:${defaults.FP_GRAFANA_PORT}/d/${wf.dashboard}?var-testid=${plan.testid}` : null;
+  const grafanaLine = (link) => `    Grafana (Docker): docker compose --profile native-grafana up -d grafana-native, then open ${link}`;
   say(`==> live: InfluxDB ${influxUrl} database k6, testid ${plan.testid}`);
-  say(`    Grafana (Docker): docker compose --profile native-grafana up -d grafana-native, then open ${grafana}&from=now-1h&to=now&refresh=30s`);
+  if (grafana) say(grafanaLine(`${grafana}&from=now-1h&to=now&refresh=30s`));
 
   // Progress: k6's bar on a terminal; otherwise one line per PROGRESS_EVERY seconds.
   const stopProgress = tty ? () => {} : startProgress({ influxUrl, testid: plan.testid, everyS: plan.progressEvery });
@@ -174,7 +177,7 @@ export async function runCommand(userEnv, { tty = Boolean(process.stdout.isTTY) 
     }
   }
   say(`==> samples: InfluxDB ${influxUrl} database k6, testid ${plan.testid}`);
-  say(`    Grafana (Docker): docker compose --profile native-grafana up -d grafana-native, then open ${grafana}`);
+  if (grafana) say(grafanaLine(grafana));
   // The release report of this run (tables, module CPU/memory, charts) is one command away.
   if (existsSync(join(out, 'summary.json'))) {
     say(`==> report: folio-perf report ${plan.testid} --folio-url ${cfg.folio.url}`);

@@ -3,7 +3,7 @@
 // line, the cause and the fix. Pure.
 import { UsageError } from '../cli/args.mjs';
 import { isExternal } from './target.mjs';
-import { makeTestId, validTestId } from '../../lib/summary.js';
+import { makeTestId, validTestId } from '../../lib/testid.js';
 
 // What `folio-perf run --help` and docs/cli.md list. Workflow settings (THINK, DISTRIBUTION,
 // DATA, CHECKIN_POOL, REINDEX_*, ...) reach k6 unchanged; the workflows check them there.

@@ -1,30 +1,34 @@
-// The run's workflow registry: every file of tools/run/workflows/ is one workflow, named by its
-// file (cico.mjs -> WORKFLOW=cico), so a new workflow is a new file here and nothing else of the
-// run changes. Each exports default:
-//   script          its k6 entry script
-//   dashboard       its Grafana dashboard's uid
-//   makeTargets     what `make` builds or starts for it besides run-deps (e.g. OpenSearch)
-//   minifolioArgs(ctx)   async, before minifolio starts: extra `minifolio up` arguments
-//   afterReset(ctx)      async, after minifolio's seed and reset (local stack only)
-//   checkLocal(ctx)      async, after k6 on the local stack: what the run left behind
-//   checkRemote(ctx)     async, after k6 on your FOLIO, when the run did not end cleanly
-// All but script and dashboard are optional.
-import { readdirSync } from 'node:fs';
-import { dirname, join } from 'node:path';
+// The run's view of a workflow. Its name, entry script and the make targets its run needs come
+// from the workflows' registry (tools/workflows.mjs: lib/workflows/<name>.js and
+// tools/report/workflows/<name>.mjs); what folio-perf run does around k6 for it comes from
+// tools/run/workflows/<name>.mjs when the workflow has one, a file of optional parts:
+//   dashboard           its Grafana dashboard's uid (the run prints the link)
+//   minifolioArgs(ctx)  async, before minifolio starts: extra `minifolio up` arguments
+//   afterReset(ctx)     async, after minifolio's seed and reset (local stack only)
+//   checkLocal(ctx)     async, after k6 on the local stack: what the run left behind
+//   checkRemote(ctx)    async, after k6 on your FOLIO: what a run that did not end cleanly left
+// A workflow without that file runs with none of them.
+import { existsSync } from 'node:fs';
+import { dirname, join, relative } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
+import { workflowNames, scriptPath, REPO } from '../workflows.mjs';
 
 const DIR = join(dirname(fileURLToPath(import.meta.url)), 'workflows');
+const PARTS = { dashboard: 'string', minifolioArgs: 'function', afterReset: 'function', checkLocal: 'function', checkRemote: 'function' };
 
-/** { name: workflow } for every file of tools/run/workflows/. */
-export async function loadWorkflows(dir = DIR) {
-  const out = {};
-  for (const f of readdirSync(dir).filter((n) => n.endsWith('.mjs')).sort()) {
-    const name = f.slice(0, -'.mjs'.length);
-    const wf = (await import(pathToFileURL(join(dir, f)).href)).default;
-    if (!wf || typeof wf.script !== 'string' || typeof wf.dashboard !== 'string') {
-      throw new Error(`tools/run/workflows/${f} does not export a workflow (default { script, dashboard, ... }); fix: see tools/run/workflows.mjs`);
+export { workflowNames };
+
+/** The run parts of workflow `name`: { name, script (relative to the repository), ...parts }. */
+export async function runWorkflow(name, dir = DIR) {
+  const script = relative(REPO, await scriptPath(name));
+  const file = join(dir, `${name}.mjs`);
+  let parts = {};
+  if (existsSync(file)) {
+    parts = (await import(pathToFileURL(file).href)).default;
+    const bad = parts && typeof parts === 'object' ? Object.entries(parts).filter(([k, v]) => typeof v !== PARTS[k]) : [['default', parts]];
+    if (bad.length > 0) {
+      throw new Error(`tools/run/workflows/${name}.mjs: ${bad.map(([k]) => k).join(', ')} is not one of its parts (${Object.keys(PARTS).join(', ')}); fix: see tools/run/workflows.mjs`);
     }
-    out[name] = { name, makeTargets: [], ...wf };
   }
-  return out;
+  return { name, script, ...parts };
 }

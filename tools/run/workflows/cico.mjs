@@ -25,7 +25,6 @@ function leftoverSql(tenant) {
 const list = (out) => (out ? out.split('\n') : []);
 
 export default {
-  script: 'scripts/check-in-check-out.js',
   dashboard: 'folio-cico',
 
   async checkLocal({ defaults, rc, say }) {
