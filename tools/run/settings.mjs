@@ -8,7 +8,7 @@ import { makeTestId, validTestId } from '../../lib/testid.js';
 // What `folio-perf run --help` and docs/cli.md list. Workflow settings (THINK, DISTRIBUTION,
 // DATA, CHECKIN_POOL, REINDEX_*, ...) reach k6 unchanged; the workflows check them there.
 export const RUN_SETTINGS = [
-  ['WORKFLOW', 'cico', 'the workflow: a file of tools/run/workflows/ (cico, search)'],
+  ['WORKFLOW', 'cico', 'the workflow: one of lib/workflows/ (cico, search; tools/workflows.mjs list)'],
   ['PROFILE', 'smoke', "the load profile (smoke, demo, ptf, ...: the workflow's profiles)"],
   ['DURATION, VUS', "the profile's", 'override the length of each step and the user count'],
   ['MINIFOLIO_PROFILE', 'fast', "minifolio's release profile (minifolio/profiles/*.json); local stack only"],
