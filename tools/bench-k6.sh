@@ -16,7 +16,7 @@ DURATION=${BENCH_DURATION:-60s}
 # shellcheck source=tools/defaults.sh
 . tools/defaults.sh
 export FOLIO_PASSWORD=${FOLIO_PASSWORD:-$FP_ADMIN_PASSWORD}
-# The seeded operator gets the password k6 logs in with (as tools/run.sh does).
+# The seeded operator gets the password k6 logs in with (as folio-perf run does).
 export MINIFOLIO_ADMIN_PASSWORD=$FOLIO_PASSWORD
 MINIFOLIO_DB=$(fp_minifolio_db) # password URL-encoded
 export MINIFOLIO_DB

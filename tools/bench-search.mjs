@@ -26,7 +26,7 @@
 //      the hop alone costs on this machine.
 //   3. tenant B's throughput and p95 alone vs under tenant A's reindex (the
 //      Lotus report saw -18 % throughput at 1 user): one search run
-//      (tools/run.sh WORKFLOW=search, 1 user, a baseline then a reindex
+//      (folio-perf run WORKFLOW=search, 1 user, a baseline then a reindex
 //      phase); the baseline phase against the reindex's own window
 //      (reindex_running), read back from InfluxDB, with the CPU of
 //      OpenSearch, PostgreSQL and minifolio (module_stats) and of k6 and the
@@ -435,7 +435,7 @@ async function aloneVsUnderReindex() {
     if (m !== null) samples.machine.push({ t, cpu: m });
   }, 1000);
   const r = await new Promise((resolve) => {
-    const child = spawn(join(repo, 'tools', 'run.sh'), [], {
+    const child = spawn(process.execPath, [join(repo, 'tools', 'folio-perf.mjs'), 'run'], {
       cwd: repo,
       env: { ...process.env, WORKFLOW: 'search', PROFILE: 'smoke', VUS: '1', DURATION: duration, REINDEX_TENANT: tenant, TESTID: testid, MINIFOLIO_PROFILE: 'fast' },
       stdio: ['ignore', 'pipe', 'pipe'],

@@ -1,9 +1,10 @@
 # shellcheck shell=bash
 # folio-perf's defaults for the shell: the values of defaults.env (ports, tenants,
 # operator, local passwords), the state directory and the helpers around them.
-# Sourced by tools/run.sh, tools/folio-perf.mjs (through run.sh), stack/lib.sh,
-# tools/bench-k6.sh, minifolio/bench.sh and tools/test-env.sh; a value already in
-# the environment wins. Sourced, not run.
+# Sourced by stack/lib.sh, tools/bench-k6.sh, minifolio/bench.sh and
+# tools/test-env.sh, and by folio-perf run for what the shell derives from them
+# (tools/cli/stack-defaults.mjs); a value already in the environment wins.
+# Sourced, not run.
 fp_repo=${fp_repo:-$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)}
 
 # Every KEY=VALUE of defaults.env (ports, tenants, operator, local passwords; that file says

@@ -15,7 +15,7 @@ mkdir -p "$logs"
 # Unit suites need no running service; e2e suites need the test stack.
 # Suites are make targets defined in mk/*.mk, next to the code they test.
 builds=(telegraf k6 minifolio dashboards-deps contract-deps opensearch)
-unit_suites=(test-unit-repo test-unit-stack test-unit-k6 test-unit-lib test-unit-workflows test-unit-k8s test-unit-k6-document test-unit-dashboards test-unit-compose fuzz-cql fuzz-search test-unit-report test-unit-bench-search test-unit-verdict)
+unit_suites=(test-unit-repo test-unit-cli test-unit-stack test-unit-k6 test-unit-lib test-unit-workflows test-unit-k8s test-unit-k6-document test-unit-dashboards test-unit-compose fuzz-cql fuzz-search test-unit-report test-unit-bench-search test-unit-verdict)
 # test-unit-minifolio runs every minifolio package (CQL, storage, gateway, modules)
 # against the test stack's PostgreSQL. test-e2e-dashboards runs every panel query
 # against the CICO smoke run that test-e2e-cico recorded. test-e2e-search runs
@@ -66,7 +66,7 @@ for s in "${unit_suites[@]}"; do run_suite "${s#test-}" make --no-print-director
 . tools/test-env.sh
 
 echo "==> end-to-end tests (test stack in .stack/test)"
-# stack.sh down also stops the minifolio that the CICO suite started (tools/run.sh).
+# stack.sh down also stops the minifolio that the CICO suite started (folio-perf run).
 trap 'stack/stack.sh down >/dev/null 2>&1' EXIT
 # With OpenSearch: mod-search's tests and the search workflow need it.
 if ! stack/stack.sh up search >"$logs/test-stack-up.log" 2>&1; then

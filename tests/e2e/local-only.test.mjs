@@ -174,15 +174,15 @@ test('make perf-gate with the user\'s FOLIO exported: every run on minifolio, th
 
 // Below the entry points, a second line of defence: with FP_LOCAL_ONLY=1 (set by them) a target
 // off this machine is refused by name, before anything is contacted.
-test('FP_LOCAL_ONLY=1: tools/run.sh, k6 and folio-perf report refuse https://folio.example.org in one line, contacting nothing', () => {
+test('FP_LOCAL_ONLY=1: folio-perf run, k6 and folio-perf report refuse https://folio.example.org in one line, contacting nothing', () => {
   const off = { ...userShell('https://folio.example.org'), FOLIO_DB_HOST: '', FOLIO_DB_PORT: '', K6_OUT: '', K6_ENV: 'local' };
-  const r = run(join(repo, 'tools', 'run.sh'), [], { env: { ...off, PROFILE: 'smoke' }, timeoutMs: 60_000 });
+  const r = run(process.execPath, [join(repo, 'tools', 'folio-perf.mjs'), 'run'], { env: { ...off, PROFILE: 'smoke' }, timeoutMs: 60_000 });
   assert.equal(r.status, 1, r.stdout + r.stderr);
   assert.equal(r.stderr.trim().split('\n').length, 1, r.stderr);
   assert.match(r.stderr, /^folio-perf: config: FOLIO_URL "https:\/\/folio\.example\.org" is not on this machine; fix: /);
   assert.doesNotMatch(r.stdout, /==> (target|k6|minifolio)/, 'stopped before anything else');
 
-  const envFile = run(join(repo, 'tools', 'run.sh'), [], { env: { ...off, FOLIO_URL: '', K6_ENV: 'folio.example' }, timeoutMs: 60_000 });
+  const envFile = run(process.execPath, [join(repo, 'tools', 'folio-perf.mjs'), 'run'], { env: { ...off, FOLIO_URL: '', K6_ENV: 'folio.example' }, timeoutMs: 60_000 });
   assert.equal(envFile.status, 1);
   assert.match(envFile.stderr, /folio\.url in env\/folio\.example\.json "https:\/\/okapi\.example\.org" is not on this machine/);
 
