@@ -37,7 +37,7 @@ stack-up-search: deps telegraf opensearch ## start the native stack with OpenSea
 # BENCH_SEARCH_PARTS=1 for part 1 alone.
 .PHONY: bench-search test-unit-bench-search
 bench-search: ## mod-search benchmark: reindex docs/s vs raw _bulk; per-template p50 via gateway vs direct; tenant B alone vs under tenant A's reindex
-	@node tools/bench-search.mjs
+	@tools/local-env.sh --name=$@ node tools/bench-search.mjs
 
 test-unit-bench-search: ## bench-search's arithmetic: quantiles, verdicts against the measured floors, CPU shares (no services)
 	@node --test $(CURDIR)/tests/unit/bench-search-stats.test.mjs

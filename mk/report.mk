@@ -23,7 +23,7 @@ test-e2e-report-search: $(BIN)/k6 $(BIN)/minifolio search-data ## the report of 
 BENCH_REPORT_TPS ?= 1
 .PHONY: bench-report
 bench-report: ## time folio-perf report on a 30-minute 20-user CICO run's worth of samples (target <= 10 s; needs FP_INFLUX_URL)
-	@BENCH_REPORT_TPS=$(BENCH_REPORT_TPS) node tools/report/bench.mjs
+	@BENCH_REPORT_TPS=$(BENCH_REPORT_TPS) tools/local-env.sh --name=$@ node tools/report/bench.mjs
 
 .PHONY: test-e2e-report-mechanisms
 test-e2e-report-mechanisms: $(BIN)/k6 $(BIN)/minifolio ## short CICO runs under missing-index, leak and juniper-patron-blocks: the database and longevity sections against the logs and InfluxDB, each profile's mechanism in the report

@@ -11,6 +11,8 @@
 # The last three are in `make test` too; the first takes about 5 minutes, so it is here only.
 # Starts the test stack when it is not up, and stops it again only then (about 8 minutes in all).
 set -uo pipefail
+# shellcheck source=tools/local-env.sh
+. "$(dirname "$0")/local-env.sh" # only tools/local-env.allow's part of the caller's environment
 cd "$(dirname "$0")/.."
 # shellcheck source=tools/test-env.sh
 . tools/test-env.sh

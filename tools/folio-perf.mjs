@@ -34,7 +34,9 @@ import { dirname, join } from 'node:path';
 import { spawnSync } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { validateBaseline } from '../lib/baseline.js';
+import { isLoopbackHost, LOCAL_ONLY_FIX } from '../lib/loopback.js';
 import { ReportError } from './report/errors.mjs';
+import { setting } from './defaults.mjs';
 
 const USAGE = 'usage: folio-perf run [NAME=VALUE ...] | reset [--tenant <t>] | baseline <testid> [<testid> ...] [--out baselines/<name>.json] [--influx <url>] | report <testid> [--influx <url>] [--folio-url <url>] [--tenant <t>] [--module-logs <dir>] | compare <testid A> <testid B> [--influx <url>] | verdict <testid> [--influx <url>] [--thresholds <file>] [--baseline <file>]... [--alpha <a>] [--control speed|<metric>] [--min-delta-ms <ms>] [--instance <i>]';
 
@@ -123,7 +125,12 @@ async function report(args) {
   if (rest.length !== 1) fail(`report takes one test id; fix: folio-perf report <testid> (make report TESTID=...)`);
   const { writeReport } = await import('./report/report.mjs');
   await userErrors(async () => {
-    const r = await writeReport(rest[0], { influxUrl: f.influx || process.env.FP_INFLUX_URL, folioUrl: f['folio-url'] || process.env.FOLIO_URL, tenant: f.tenant || process.env.FOLIO_TENANT || 'fs09000000', moduleLogs: f['module-logs'] });
+    const folioUrl = f['folio-url'] || process.env.FOLIO_URL;
+    // The module versions are read from that FOLIO: never off this machine inside a test or the demo.
+    if (folioUrl && process.env.FP_LOCAL_ONLY === '1' && !isLoopbackHost(folioUrl.replace(/^[a-z]+:\/\//i, '').split('/')[0])) {
+      fail(`--folio-url/FOLIO_URL ${folioUrl} is not on this machine; fix: ${LOCAL_ONLY_FIX}`);
+    }
+    const r = await writeReport(rest[0], { influxUrl: f.influx || process.env.FP_INFLUX_URL, folioUrl, tenant: f.tenant || process.env.FOLIO_TENANT || setting('FP_TENANT'), moduleLogs: f['module-logs'] });
     console.log(`report: ${r.md}, ${r.html}`);
   });
 }
@@ -193,7 +200,7 @@ function runCmd(args) {
   const settings = {};
   for (const a of args) {
     const m = /^([A-Z][A-Z0-9_]*)=(.*)$/s.exec(a);
-    if (!m) fail(`"${a}" is not a NAME=VALUE setting; fix: folio-perf run PROFILE=smoke (the settings of make run, see README.md)`);
+    if (!m) fail(`"${a}" is not a NAME=VALUE setting; fix: folio-perf run PROFILE=smoke (the settings of make run, see docs/settings.md)`);
     settings[m[1]] = m[2];
   }
   const env = { ...process.env, ...settings };

@@ -7,8 +7,11 @@
 // /authn/login-with-expiry, or the legacy /authn/login when that answers 404
 // (mod-login : ramls/login.raml). Exit 0 logged in, 1 a bad setting, 108 (k6's
 // code for a setup that aborted) FOLIO refused or did not answer.
+// --target-only: only resolve the settings (exit 1 with the cause when they are wrong, e.g. a
+// target off this machine under FP_LOCAL_ONLY=1), contacting nothing.
 import { readFileSync } from 'node:fs';
 import { envFileName, parseEnvFile, resolveConfig } from '../lib/config.js';
+import { defaultsFor } from './defaults.mjs';
 import { errorDetail } from '../lib/folio.js';
 
 const TIMEOUT_MS = 30000;
@@ -27,10 +30,11 @@ try {
   } catch {
     stop(1, `${where.file} does not exist; fix: use K6_ENV=<a file in env/>, e.g. K6_ENV=local`);
   }
-  cfg = resolveConfig(parseEnvFile(text, where.file), process.env, where, { noData: true });
+  cfg = resolveConfig(parseEnvFile(text, where.file, defaultsFor), process.env, where, { noData: true });
 } catch (e) {
   stop(1, String(e.message || e).replace(/^folio-perf: /, ''));
 }
+if (process.argv.includes('--target-only')) process.exit(0);
 
 // The same causes and fixes as lib/k6/auth.js's loginFailure.
 function failure(status, body, path) {

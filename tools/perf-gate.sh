@@ -8,7 +8,7 @@
 # Then `folio-perf verdict` judges the candidate against that baseline, every metric relative to the
 # run's own speed (GATE_CONTROL, default `speed`: --control speed, which cancels a runner whose speed
 # drifts between runs; `none` judges absolute quantiles). make bench-gate measured k = 4 runs of 120 s
-# with --control speed at 0 % false alarms and 100 % power at +25 % on check-out (README).
+# with --control speed at 0 % false alarms and 100 % power at +25 % on check-out (docs/benchmarks.md).
 #
 # Which code each side runs:
 #   GATE_BASE_REF=<git ref>  the baseline runs are made by that commit's folio-perf and minifolio
@@ -25,13 +25,17 @@
 # thresholds (thresholds.json's SLOs) fail it on their own. Exit: a run's failure code, else the
 # verdict's (99 when the comparison says regressed). GATE_ALPHA: the verdict's false-alarm rate.
 set -uo pipefail
+# shellcheck source=tools/local-env.sh
+. "$(dirname "$0")/local-env.sh" # only tools/local-env.allow's part of the caller's environment
 cd "$(dirname "$0")/.."
+# What the runs need built and running (make's prerequisites would run before local-env.sh).
+make --no-print-directory run-deps >&2 || exit 1
 . tools/defaults.sh
 export FP_STACK_DIR # the base worktree's scripts use this checkout's stack
 export FP_INFLUX_URL=${FP_INFLUX_URL:-http://127.0.0.1:$FP_INFLUX_PORT}
 runs=${GATE_RUNS:-4} duration=${GATE_DURATION:-120s} candidate=${GATE_CANDIDATE:-fast} alpha=${GATE_ALPHA:-0.05}
 control=${GATE_CONTROL:-speed}
-stamp=$(date -u +%Y%m%dT%H%M%SZ)
+stamp=$(fp_testid_stamp)
 base_ref=${GATE_BASE_REF:-}
 # A push that creates a branch has no commit before it (GitHub sends forty zeros).
 if [[ $base_ref =~ ^0+$ ]]; then

@@ -4,7 +4,7 @@
 //   node tools/search-data.mjs [--out data/search] [--rows 1000] [--seed N] [--words FILE]
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { WORDLIST, DEFAULT_ROWS, DEFAULT_SEED, vocabulary, generateFiles } from '../lib/search-data.js';
+import { WORDLIST, DEFAULT_ROWS, DEFAULT_SEED, vocabulary, generateFiles } from '../lib/search/data.js';
 
 function die(cause, fix) {
   console.error(`folio-perf: search-data: ${cause}; fix: ${fix}`);

@@ -8,8 +8,8 @@ import { spawn } from 'node:child_process';
 import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { repo, env, bin, influxQuery, waitFor, run, sql } from './helpers.mjs';
-import { poolQueries } from '../../lib/data.js';
+import { repo, env, bin, influxQuery, waitFor, run, sql, childEnv } from './helpers.mjs';
+import { poolQueries } from '../../lib/cico/data.js';
 
 const tenant = 'fs09000000';
 const loanTable = `${tenant}_mod_circulation_storage.loan`;
@@ -215,7 +215,7 @@ test('a run interrupted with SIGINT leaves no item checked out', async () => {
   const child = spawn(join(repo, 'tools', 'run.sh'), [], {
     cwd: repo,
     detached: true, // own process group: the signal reaches run.sh and k6 as Ctrl-C would
-    env: { ...process.env, PROFILE: 'smoke', DURATION: '60s', MINIFOLIO_PROFILE: 'fast', TESTID: testid, TEARDOWN_SETTLE: '5s' },
+    env: childEnv({ PROFILE: 'smoke', DURATION: '60s', MINIFOLIO_PROFILE: 'fast', TESTID: testid, TEARDOWN_SETTLE: '5s' }),
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   let out = '';

@@ -8,8 +8,8 @@ import { spawn, spawnSync } from 'node:child_process';
 import { readFileSync, writeFileSync, openSync, readdirSync, statSync, mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { repo, env, bin, waitFor, run, sql } from './helpers.mjs';
-import { poolQueries } from '../../lib/data.js';
+import { repo, env, bin, waitFor, run, sql, childEnv } from './helpers.mjs';
+import { poolQueries } from '../../lib/cico/data.js';
 
 const tenant = 'fs09000000';
 const loanTable = `${tenant}_mod_circulation_storage.loan`;
@@ -44,7 +44,7 @@ function startRun(name, vars) {
   const child = spawn(join(repo, 'tools', 'run.sh'), [], {
     cwd: repo,
     detached: true,
-    env: { ...process.env, K6_AUTO_EXTENSION_RESOLUTION: 'false', PROFILE: 'smoke', MINIFOLIO_PROFILE: 'fast', TESTID: testid, ...vars },
+    env: childEnv({ PROFILE: 'smoke', MINIFOLIO_PROFILE: 'fast', TESTID: testid, ...vars }),
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   let out = '';
@@ -216,7 +216,7 @@ function restartModule(name) {
   process.kill(pid, 'SIGKILL');
   return () => {
     const log = openSync(join(dir, 'logs', `${name}.log`), 'a');
-    const child = spawn(args[0], args.slice(1), { detached: true, stdio: ['ignore', log, log], env: { ...process.env, MINIFOLIO_DB: env('FP_PG_DSN') } });
+    const child = spawn(args[0], args.slice(1), { detached: true, stdio: ['ignore', log, log], env: childEnv({ MINIFOLIO_DB: env('FP_PG_DSN') }) });
     child.unref();
     writeFileSync(join(dir, `${name}.pid`), `${child.pid}\n`);
   };

@@ -6,7 +6,7 @@
 // (--control), which the profile leaves alone, so the machine's speed cancels, and relative to the
 // run's own speed (--control speed); the fast candidate is judged as make perf-gate does (--control
 // speed: in absolute quantiles two baseline runs that happened to agree called a fast run 30 %
-// slower from a machine slowdown "regressed"; the README's bench-gate figures show why). Bad input stops with one line. Runs go through tools/run.sh like make run.
+// slower from a machine slowdown "regressed"; docs/benchmarks.md's bench-gate figures show why). Bad input stops with one line. Runs go through tools/run.sh like make run.
 import { test, before } from 'node:test';
 import assert from 'node:assert/strict';
 import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';

@@ -4,6 +4,7 @@
 import { spawn, spawnSync } from 'node:child_process';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { localEnv } from '../../tools/local-env.mjs';
 
 export const repo = join(dirname(fileURLToPath(import.meta.url)), '..', '..');
 
@@ -44,12 +45,21 @@ export async function waitFor(fn, { seconds = 30, what = 'condition' } = {}) {
   throw new Error(`timed out after ${seconds}s waiting for ${what} (last: ${last})`);
 }
 
+// childEnv is the environment of every process a test starts: only what tools/local-env.allow keeps
+// of this one (never the FOLIO_URL, FOLIO_PASSWORD, K6_ENV, DATA, ... of the shell that ran the
+// tests), the test stack's database password (tools/test-env.sh), FP_LOCAL_ONLY=1 (a target off
+// this machine is refused) and then extra.
+export function childEnv(extra = {}) {
+  const stack = process.env.FOLIO_DB_PASSWORD ? { FOLIO_DB_PASSWORD: process.env.FOLIO_DB_PASSWORD } : {};
+  return localEnv(process.env, { ...stack, K6_AUTO_EXTENSION_RESOLUTION: 'false', K6_NO_USAGE_REPORT: 'true', ...extra }).env;
+}
+
 // run executes a command to completion (bounded by timeoutMs) and returns
 // {status, stdout, stderr}.
 export function run(cmd, args, { env: extra = {}, timeoutMs = 120_000, cwd = repo } = {}) {
   const r = spawnSync(cmd, args, {
     cwd,
-    env: { ...process.env, K6_AUTO_EXTENSION_RESOLUTION: 'false', ...extra },
+    env: childEnv(extra),
     encoding: 'utf8',
     timeout: timeoutMs,
   });

@@ -1,6 +1,6 @@
 // `folio-perf report` on a real mod-search run (minifolio's mod-search on OpenSearch, tenant
 // fs09000001 reindexed in the background, 1 then 2 users, both phases): the per-template cells are
-// summary.json's (lib/search-summary.js), the Total and "over 700 ms" columns agree with the samples
+// summary.json's (lib/search/summary.js), the Total and "over 700 ms" columns agree with the samples
 // in InfluxDB, each phase has its own step window, and the charts are drawn per template group.
 // Needs OpenSearch on FP_OPENSEARCH_PORT (the search stack); without it the suite fails, naming the fix.
 import { test, before } from 'node:test';

@@ -9,7 +9,7 @@ import { existsSync, mkdirSync, readFileSync, readdirSync, rmSync, statSync, wri
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { spawn } from 'node:child_process';
-import { repo, env, influxQuery, run, waitFor, mdTable, folioPerf as cli } from './helpers.mjs';
+import { repo, env, influxQuery, run, waitFor, mdTable, folioPerf as cli, childEnv } from './helpers.mjs';
 
 const testid = `e2e-report-${Date.now()}`;
 const dir = join(repo, 'results', testid);
@@ -207,7 +207,7 @@ test('a run interrupted with SIGINT in its first step: the report says so and re
     cwd: repo,
     detached: true, // own process group: the signal reaches run.sh and k6 as Ctrl-C would
     // a short TEARDOWN_SETTLE: what is tested is the report of the steps that ran, not teardown
-    env: { ...process.env, PROFILE: 'smoke', VUS: '1,2', DURATION: '30s', MINIFOLIO_PROFILE: 'fast', TESTID: id, TEARDOWN_SETTLE: '5s' },
+    env: childEnv({ PROFILE: 'smoke', VUS: '1,2', DURATION: '30s', MINIFOLIO_PROFILE: 'fast', TESTID: id, TEARDOWN_SETTLE: '5s' }),
     stdio: 'ignore',
   });
   const exited = new Promise((resolve) => child.on('exit', (code) => resolve(code)));

@@ -14,7 +14,7 @@ import { spawn } from 'node:child_process';
 import { mkdtempSync, readFileSync, writeFileSync, mkdirSync, copyFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { repo, env, bin, influxQuery, run, runAsync, mdTable, waitFor, sql } from './helpers.mjs';
+import { repo, env, bin, influxQuery, run, runAsync, mdTable, waitFor, sql, childEnv } from './helpers.mjs';
 import { baseFiles, groups } from '../../tools/k8s-base.mjs';
 import { influxWrite } from '../../dashboards/src/influx-query.mjs';
 
@@ -197,7 +197,7 @@ test('Ctrl-C stops every runner: each checks in its own loans, the run exits 105
   const child = spawn(join(repo, 'tools', 'run.sh'), [], {
     cwd: repo,
     detached: true, // own process group: the signal reaches run.sh, run-runners.sh and every k6 as Ctrl-C would
-    env: { ...process.env, K6_AUTO_EXTENSION_RESOLUTION: 'false', PROFILE: 'smoke', VUS: '4', DURATION: '60s', THINK, TESTID: testid, RUNNERS: '2', TEARDOWN_SETTLE: '5s' },
+    env: childEnv({ PROFILE: 'smoke', VUS: '4', DURATION: '60s', THINK, TESTID: testid, RUNNERS: '2', TEARDOWN_SETTLE: '5s' }),
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   let out = '';
@@ -258,7 +258,7 @@ test('the cico TestRun as two runner pods: its file layout, args and settings ru
   const testid = `e2e-scale-pods-${Date.now()}`;
   const settings = { K6_ENV: 'target', TARGET: 'k8s-sim', RELEASE: 'minifolio', TESTID: testid, PROFILE: 'smoke', VUS: String(VUS), DURATION: '15s', THINK, INFLUX_URL: env('FP_INFLUX_URL') };
   const pods = [1, 2].map((i) => {
-    const e = { PATH: process.env.PATH, HOME: process.env.HOME, K6_NO_USAGE_REPORT: 'true', K6_AUTO_EXTENSION_RESOLUTION: 'false', ...settings, POD_NAME: `folio-perf-cico-${i}-pod`, FOLIO_PASSWORD: 'admin', FOLIO_DB_PASSWORD: env('FOLIO_DB_PASSWORD') };
+    const e = { PATH: process.env.PATH, HOME: process.env.HOME, FP_LOCAL_ONLY: '1', K6_NO_USAGE_REPORT: 'true', K6_AUTO_EXTENSION_RESOLUTION: 'false', ...settings, POD_NAME: `folio-perf-cico-${i}-pod`, FOLIO_PASSWORD: 'admin', FOLIO_DB_PASSWORD: env('FOLIO_DB_PASSWORD') };
     const expanded = args.map((a) => a.replace(/\$\((\w+)\)/g, (_, v) => e[v]));
     const segment = [`--execution-segment=${i === 1 ? '0' : '1/2'}:${i === 1 ? '1/2' : '1'}`, '--execution-segment-sequence=0,1/2,1'];
     return runAsync(bin('k6'), ['run', ...segment, ...expanded, join(pod, 'folio-perf', script), '--tag', `instance_id=${i}`, '--tag', 'testrun_name=folio-perf-cico'], { env: e, cwd: pod, timeoutMs: 120_000 });

@@ -7,7 +7,7 @@ import assert from 'node:assert/strict';
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { repo, env, bin, influxQuery, run } from './helpers.mjs';
-import { TEMPLATES } from '../../lib/search-templates.js';
+import { TEMPLATES } from '../../lib/search/templates.js';
 import { METRICS as M, PHASES } from '../../lib/metrics.js';
 
 const searched = 'fs09000000';

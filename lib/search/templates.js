@@ -9,14 +9,14 @@
 // the status only; the count proves mod-search answered the query, not just the gateway).
 // Pure: lib/k6/search.js sends the requests through lib/k6/folio.js's client.
 
-import { endpoint, request } from './folio.js';
-import { SEARCH_GROUPS, SEARCH_KINDS } from './metrics.js';
+import { endpoint, request } from '../folio.js';
+import { SEARCH_GROUPS, SEARCH_KINDS } from '../metrics.js';
 
 export const LIMIT = 100;
 const INSTANCES = '/search/instances';
 const AUTHORITIES = '/search/authorities';
 
-// The values one iteration draws (lib/search-data.js names the file of each):
+// The values one iteration draws (lib/search/data.js names the file of each):
 //   authWord, authSentence; contribWord, contrib2; boolAnd, boolOr, boolNot, boolSubjects;
 //   filterSentence, lang; keyword2 (two words), keyword1 (one word); subject1, subject2;
 //   title3 (three words), title1 (one word).

@@ -7,46 +7,15 @@
 // A transaction's time is the sum of its requests' times, think time excluded (JMeter's
 // TransactionController with includeTimers=false, what the release reports call check-out time).
 
-import * as api from './folio.js';
+import * as api from './api.js';
+import { preflight, cqlId, cqlQuote } from '../folio.js';
 
 export const CHECK_OUT = 'check-out';
 export const CHECK_IN = 'check-in';
 
-// PTF's uniform random timers: constant + U[0, range) ms. `offset` marks the timers whose constant
-// PTF wrote as "<constant> + ${thinktime_offset}".
+// PTF's uniform random timers: constant + U[0, range) ms (lib/think.js). `offset` marks the
+// timers whose constant PTF wrote as "<constant> + ${thinktime_offset}".
 const T = (constant, range, offset = true) => ({ constant, range, offset });
-
-/**
- * Think-time policy from THINK:
- * - "ptf": PTF's timers as PTF's JMeter ran them. A JMeter timer's constant is read as a whole
- *   number; "1000 + ${thinktime_offset}" is not one, and JMeter then takes 0 without a warning. So
- *   the timers written that way only ever waited their random part, and THINK_OFFSET changed
- *   nothing; the one timer with a plain constant ("1000") kept it. The release reports' figures
- *   were measured with these pauses: about 5.5 s per check-out and 6.5 s per check-in (with a loan).
- * - "ptf-intended": the plans' text as meant, constant + THINK_OFFSET + U[0, range), about 12.5 s
- *   per check-out and 24.5 s per check-in at THINK_OFFSET=0.
- * - "none", or a number of ms that replaces every PTF timer by that constant.
- * THINK_OFFSET (ms) is PTF's ${thinktime_offset}; only ptf-intended adds it.
- */
-export function parseThink(think, offset) {
-  const off = offset === undefined || offset === '' ? 0 : Number(offset);
-  if (!Number.isFinite(off) || off < 0) throw new Error(`THINK_OFFSET "${offset}" is not a number of milliseconds; fix: use e.g. THINK_OFFSET=0`);
-  const t = think === undefined || think === '' ? 'ptf' : String(think).trim();
-  if (t === 'ptf') return { mode: 'ptf', offsetMs: 0 };
-  if (t === 'ptf-intended') return { mode: 'ptf-intended', offsetMs: off };
-  if (t === 'none') return { mode: 'none', offsetMs: 0 };
-  if (/^\d+$/.test(t)) return { mode: 'fixed', ms: Number(t), offsetMs: 0 };
-  throw new Error(`THINK "${think}" is not a think-time policy; fix: use THINK=ptf, THINK=ptf-intended, THINK=none or THINK=<milliseconds>`);
-}
-
-// Milliseconds to wait for one timer; rand() in [0,1).
-export function thinkMs(policy, timer, rand) {
-  if (policy.mode === 'none') return 0;
-  if (policy.mode === 'fixed') return policy.ms;
-  const random = Math.floor(rand() * timer.range);
-  if (policy.mode === 'ptf') return (timer.offset ? 0 : timer.constant) + random;
-  return timer.constant + (timer.offset ? policy.offsetMs : 0) + random;
-}
 
 /**
  * DISTRIBUTION "43-57" (PTF's default): percent of check-in, then check-out; must add up to 100.
@@ -80,7 +49,7 @@ function runner(client, opts) {
   const call = (request) => {
     if (failed) return null;
     if (opts.preflight) {
-      const pre = api.preflight(request);
+      const pre = preflight(request);
       const p = client.call(pre);
       total += p.durationMs || 0;
       if (!p.ok) {
@@ -117,7 +86,7 @@ export function checkOut(client, input, opts = {}) {
   const patron = s.call(api.findPatron(input.userBarcode));
   if (patron) {
     const uid = patron.id;
-    s.call(api.groups(`(id==${api.cqlId(patron.patronGroup)})`));
+    s.call(api.groups(`(id==${cqlId(patron.patronGroup)})`));
     s.call(api.accounts(`(userId==${uid} and status.name<>Closed)`, 100));
     s.call(api.loans(`(userId==${uid} and status.name<>Closed)`, 1));
     s.call(api.requests(`(requesterId==${uid} and status=="Open")`, 100));
@@ -174,7 +143,7 @@ export function checkIn(client, input, opts = {}) {
     // cannot match anything, so they are skipped rather than sent with a fake id.
     if (res.loanId) {
       s.think(T(1000, 3000));
-      s.call(api.accounts(`loanId==${api.cqlQuote(res.loanId)}`));
+      s.call(api.accounts(`loanId==${cqlQuote(res.loanId)}`));
       if (res.lostItemPolicyId) {
         s.think(T(5000, 2000));
         s.call(api.lostItemFeesPolicies(res.lostItemPolicyId));

@@ -2,13 +2,13 @@
 // Either way they live in SharedArrays: loaded once, in the first init context, and shared
 // read-only by all VUs. (Data returned by setup() is copied into every VU instead: at 200 VUs
 // that copy was three quarters of k6's memory, make bench-k6.) The SQL, parsing and partitioning
-// are in lib/data.js.
+// are in lib/cico/data.js.
 
 import sql from 'k6/x/sql';
 import driver from 'k6/x/sql/driver/postgres';
 import { SharedArray } from 'k6/data';
 import { dbDsn } from '../config.js';
-import { poolQueries, leftoverQueries, parseCsvColumn } from '../data.js';
+import { poolQueries, leftoverQueries, parseCsvColumn } from '../cico/data.js';
 
 export const CSV_FILES = { available: 'available.csv', checkedOut: 'checked_out.csv', users: 'user_barcodes.csv' };
 

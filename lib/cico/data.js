@@ -1,12 +1,12 @@
 // Test data pools: which items a VU may check out or check in, which patrons it serves.
-// Pure: the SQL text, CSV parsing, partitioning and the per-VU pool live here; lib/k6/data.js runs
+// Pure: the SQL text, CSV parsing, partitioning and the per-VU pool live here; lib/k6/cico-data.js runs
 // the SQL through k6/x/sql or loads the CSVs, into SharedArrays either way.
 //
 // VUs never share an item: each VU gets a disjoint slice of the available and checked-out pools,
 // and an item it checks out moves to its own check-in pool (and back on check-in). So on a healthy
 // target no check-out hits "Item is already checked out" and functional errors stay at zero.
 
-import { durationMs } from './profiles.js';
+import { durationMs } from '../profiles.js';
 
 /**
  * The index-th of `parts` contiguous, disjoint slices of `pool`; together they cover it exactly.
