@@ -55,20 +55,23 @@ stack-status: ## one line per service: name, up/down, URL (exit 1 if one is down
 stack-clean: ## stop the stack and delete its data (.stack/)
 	@stack/stack.sh clean
 
-run-deps: stack-up k6 minifolio $(if $(filter search,$(WORKFLOW)),opensearch search-data) ## what a run needs built and running (folio-perf run calls it)
+# What a run needs beyond the stack, k6 and minifolio is the workflow's own (tools/workflows.mjs
+# needs: e.g. OpenSearch and the query files for mod-search); an unknown WORKFLOW stops here.
+run-deps: stack-up k6 minifolio ## what a run needs built and running (folio-perf run calls it)
+	@needs=$$(node tools/workflows.mjs needs "$(WORKFLOW)") && { [ -z "$$needs" ] || $(MAKE) --no-print-directory $$needs; }
 
 # make turns the run's failure into its own exit code 2; `node tools/folio-perf.mjs run ...`
 # (or tools/run.sh) exits with k6's: 99 thresholds, 105 interrupted, 108 setup, 96 samples lost.
 run: run-deps ## one run: make run [WORKFLOW=cico|search] PROFILE=smoke|demo|ptf|... MINIFOLIO_PROFILE=fast|lotus|... (exit 2 on failure; folio-perf run gives k6's code)
 	@tools/run.sh
 
-reset: ## minifolio's fs09000000 back to the pre-test state, e.g. after a double Ctrl-C (folio-perf reset)
+reset: ## minifolio's FP_TENANT (defaults.env) back to the pre-test state, e.g. after a double Ctrl-C (folio-perf reset)
 	@tools/reset.sh
 
 # test, demo, drills, perf-gate and the benchmarks start with tools/local-env.sh: whatever the shell
 # exports (FOLIO_URL, FOLIO_PASSWORD, K6_ENV, ...), they run on this machine's stack only. So their
 # steps that need the stack run inside their scripts, not as make prerequisites (which run first).
-demo: ## the main job: CICO at 1, 5, 8, 20 users (minifolio lotus), then mod-search at 1 and 20 users, alone and while fs09000001 reindexes (local minifolio only)
+demo: ## the main job: CICO at 1, 5, 8, 20 users (minifolio lotus), then mod-search at 1 and 20 users, alone and while FP_REINDEX_TENANT (defaults.env) reindexes (local minifolio only)
 	@tools/demo.sh
 
 # The regression gate of .github/workflows/perf-gate.yml, runnable locally (tools/perf-gate.sh:

@@ -48,7 +48,12 @@ export function envFileName(envName) {
   return { name, file: `env/${name}.json` };
 }
 
-export function parseEnvFile(text, file) {
+/**
+ * The env file's object. A string value may name defaults: ${FP_MINIFOLIO_PORT} is replaced by
+ * lookup('FP_MINIFOLIO_PORT'), the environment's value or defaults.env's (lib/defaults.js), so
+ * env/local.json follows the native stack's ports and tenant from the one file that sets them.
+ */
+export function parseEnvFile(text, file, lookup = () => undefined) {
   let doc;
   try {
     doc = JSON.parse(text);
@@ -58,7 +63,26 @@ export function parseEnvFile(text, file) {
   if (doc === null || typeof doc !== 'object' || Array.isArray(doc)) {
     fail(file, 'must hold a JSON object', `start from env/folio.example.json`);
   }
-  return doc;
+  return expand(doc, file, '', lookup);
+}
+
+const PLACEHOLDER = /\$\{([A-Z][A-Z0-9_]*)\}/g;
+
+function expand(v, file, path, lookup) {
+  if (typeof v === 'string') {
+    return v.replace(PLACEHOLDER, (_, name) => {
+      const value = lookup(name);
+      if (value === undefined) fail(`${path} in ${file}`, `names \${${name}}, which neither the environment nor defaults.env sets`, `set ${name} or correct ${path}`);
+      return value;
+    });
+  }
+  if (v && typeof v === 'object' && !Array.isArray(v)) {
+    const out = {};
+    // "$comment" and the like are notes for the reader, never expanded.
+    for (const [k, x] of Object.entries(v)) out[k] = k.startsWith('$') ? x : expand(x, file, path ? `${path}.${k}` : k, lookup);
+    return out;
+  }
+  return v;
 }
 
 function findSecret(obj, path) {

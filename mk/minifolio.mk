@@ -26,7 +26,7 @@ fuzz-search: ## fuzz mod-search's CQL -> OpenSearch translator and its search-an
 BENCH_SEED_ITEMS ?= 1000000
 BENCH_SEED_USERS ?= 100000
 bench-minifolio-seed: $(CURDIR)/bin/minifolio ## seed 1M items + 100k users into tenant bench_seed and time it (needs FP_PG_DSN)
-	@test -n "$$FP_PG_DSN" || { echo "bench-minifolio-seed: FP_PG_DSN is not set. Fix: make stack-up, then export FP_PG_DSN=postgres://folio:folio@127.0.0.1:55432/folio?sslmode=disable"; exit 1; }
+	@test -n "$$FP_PG_DSN" || { echo "bench-minifolio-seed: FP_PG_DSN is not set. Fix: make stack-up, then export FP_PG_DSN=\$$(. tools/defaults.sh && fp_minifolio_db)"; exit 1; }
 	@tools/local-env.sh --name=$@ env MINIFOLIO_DB="$$FP_PG_DSN" $(CURDIR)/bin/minifolio seed --tenant bench_seed --force \
 		--items $(BENCH_SEED_ITEMS) --users $(BENCH_SEED_USERS) --loans 5000
 	@# psql gets the connection as PG* variables, so the password never shows in ps.

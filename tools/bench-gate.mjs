@@ -23,8 +23,10 @@ import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import os from 'node:os';
 import { influxClient } from './report/influx.mjs';
-import { readRunSamples, buildBaseline, txKey, apiKey } from './verdict/baseline-format.mjs';
+import { readRunSamples, buildBaseline } from './verdict/baseline-format.mjs';
+import { txKey, apiKey } from '../lib/metrics.js';
 import { compareRun, SPEED } from './verdict/baseline.mjs';
+import { testidStamp } from '../lib/testid.js';
 
 const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..');
 const env = (k, d) => process.env[k] || d;
@@ -34,7 +36,7 @@ const N_SLOW = Number(env('BENCH_GATE_SLOW', '3'));
 const K = Number(env('BENCH_GATE_K', '4'));
 const ALPHA = Number(env('BENCH_GATE_ALPHA', '0.05'));
 const SLOW = ['fast-checkout-plus10', 'fast-checkout-plus25', 'fast-checkout-plus50'];
-const stamp = new Date().toISOString().replace(/[-:]/g, '').replace(/\.\d+Z$/, 'Z');
+const stamp = testidStamp();
 
 function die(msg) {
   process.stderr.write(`bench-gate: ${msg}\n`);
@@ -82,11 +84,11 @@ if (process.env.BENCH_GATE_RUNS) {
 }
 
 const client = influxClient(process.env.FP_INFLUX_URL);
-let slowApis = [];
+let slowApis;
 try {
   slowApis = Object.keys(JSON.parse(readFileSync(join(ROOT, 'thresholds.json'), 'utf8')).workflows.cico.apis || {});
-} catch {
-  // transactions only
+} catch (e) {
+  die(`thresholds.json cannot be read (${e.message}); fix: restore it from the repository`);
 }
 const runSeconds = Number(String(runs[0].meta.stepDuration || DURATION).replace(/s$/, '')) || 120;
 // What shorter runs would have given: the same runs cut to their first WINDOWS seconds.

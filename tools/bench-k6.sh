@@ -15,7 +15,7 @@ VUS=${BENCH_VUS:-200}
 DURATION=${BENCH_DURATION:-60s}
 # shellcheck source=tools/defaults.sh
 . tools/defaults.sh
-export FOLIO_PASSWORD=${FOLIO_PASSWORD:-admin}
+export FOLIO_PASSWORD=${FOLIO_PASSWORD:-$FP_ADMIN_PASSWORD}
 # The seeded operator gets the password k6 logs in with (as tools/run.sh does).
 export MINIFOLIO_ADMIN_PASSWORD=$FOLIO_PASSWORD
 MINIFOLIO_DB=$(fp_minifolio_db) # password URL-encoded
@@ -29,7 +29,7 @@ tenant=k6bench
 bin/minifolio seed --tenant "$tenant" --items 20000 --users 2000 --loans 500 --quiet
 bin/minifolio reset --tenant "$tenant" >/dev/null
 
-testid=bench-k6-$(date -u +%Y%m%dT%H%M%SZ)
+testid=$(fp_new_testid bench-k6)
 mkdir -p "results/$testid"
 echo "==> bench-k6: $VUS VUs, no think time, $DURATION, minifolio fast, testid $testid"
 /usr/bin/time -f '%U %S %M' -o "results/$testid/time.txt" env K6_ENV=local TESTID="$testid" RELEASE=fast \

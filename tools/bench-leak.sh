@@ -16,7 +16,7 @@ VUS=${BENCH_LEAK_VUS:-2}
 DURATION=${BENCH_LEAK_DURATION:-13m}
 PROFILES=${BENCH_LEAK_PROFILES:-fast leak}
 export FP_INFLUX_URL=${FP_INFLUX_URL:-http://127.0.0.1:$FP_INFLUX_PORT}
-stamp=$(date -u +%Y%m%dT%H%M%SZ)
+stamp=$(fp_testid_stamp)
 for p in $PROFILES; do
   id=bench-leak-$stamp-$p
   echo "==> bench-leak: $p, $VUS users without think time for $DURATION, testid $id ($(date -u +%H:%M) UTC)"

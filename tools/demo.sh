@@ -10,4 +10,4 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 . tools/defaults.sh
 make --no-print-directory run PROFILE=demo MINIFOLIO_PROFILE=lotus
-make --no-print-directory run WORKFLOW=search PROFILE=demo REINDEX_TENANT="$FP_REINDEX_TENANT_DEFAULT" REINDEX_REPEAT=true
+make --no-print-directory run WORKFLOW=search PROFILE=demo REINDEX_TENANT="$FP_DEFAULT_REINDEX_TENANT" REINDEX_REPEAT=true

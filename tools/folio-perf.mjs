@@ -36,6 +36,7 @@ import { fileURLToPath } from 'node:url';
 import { validateBaseline } from '../lib/baseline.js';
 import { isLoopbackHost, LOCAL_ONLY_FIX } from '../lib/loopback.js';
 import { ReportError } from './report/errors.mjs';
+import { setting } from './defaults.mjs';
 
 const USAGE = 'usage: folio-perf run [NAME=VALUE ...] | reset [--tenant <t>] | baseline <testid> [<testid> ...] [--out baselines/<name>.json] [--influx <url>] | report <testid> [--influx <url>] [--folio-url <url>] [--tenant <t>] [--module-logs <dir>] | compare <testid A> <testid B> [--influx <url>] | verdict <testid> [--influx <url>] [--thresholds <file>] [--baseline <file>]... [--alpha <a>] [--control speed|<metric>] [--min-delta-ms <ms>] [--instance <i>]';
 
@@ -129,7 +130,7 @@ async function report(args) {
     if (folioUrl && process.env.FP_LOCAL_ONLY === '1' && !isLoopbackHost(folioUrl.replace(/^[a-z]+:\/\//i, '').split('/')[0])) {
       fail(`--folio-url/FOLIO_URL ${folioUrl} is not on this machine; fix: ${LOCAL_ONLY_FIX}`);
     }
-    const r = await writeReport(rest[0], { influxUrl: f.influx || process.env.FP_INFLUX_URL, folioUrl, tenant: f.tenant || process.env.FOLIO_TENANT || 'fs09000000', moduleLogs: f['module-logs'] });
+    const r = await writeReport(rest[0], { influxUrl: f.influx || process.env.FP_INFLUX_URL, folioUrl, tenant: f.tenant || process.env.FOLIO_TENANT || setting('FP_TENANT'), moduleLogs: f['module-logs'] });
     console.log(`report: ${r.md}, ${r.html}`);
   });
 }

@@ -11,6 +11,7 @@
 // target off this machine under FP_LOCAL_ONLY=1), contacting nothing.
 import { readFileSync } from 'node:fs';
 import { envFileName, parseEnvFile, resolveConfig } from '../lib/config.js';
+import { defaultsFor } from './defaults.mjs';
 import { errorDetail } from '../lib/folio.js';
 
 const TIMEOUT_MS = 30000;
@@ -29,7 +30,7 @@ try {
   } catch {
     stop(1, `${where.file} does not exist; fix: use K6_ENV=<a file in env/>, e.g. K6_ENV=local`);
   }
-  cfg = resolveConfig(parseEnvFile(text, where.file), process.env, where, { noData: true });
+  cfg = resolveConfig(parseEnvFile(text, where.file, defaultsFor), process.env, where, { noData: true });
 } catch (e) {
   stop(1, String(e.message || e).replace(/^folio-perf: /, ''));
 }

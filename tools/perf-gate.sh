@@ -35,7 +35,7 @@ export FP_STACK_DIR # the base worktree's scripts use this checkout's stack
 export FP_INFLUX_URL=${FP_INFLUX_URL:-http://127.0.0.1:$FP_INFLUX_PORT}
 runs=${GATE_RUNS:-4} duration=${GATE_DURATION:-120s} candidate=${GATE_CANDIDATE:-fast} alpha=${GATE_ALPHA:-0.05}
 control=${GATE_CONTROL:-speed}
-stamp=$(date -u +%Y%m%dT%H%M%SZ)
+stamp=$(fp_testid_stamp)
 base_ref=${GATE_BASE_REF:-}
 # A push that creates a branch has no commit before it (GitHub sends forty zeros).
 if [[ $base_ref =~ ^0+$ ]]; then

@@ -57,7 +57,7 @@ SEED_AUTHORITIES=${SEED_AUTHORITIES:-2000}
 TOKEN_TTL=${TOKEN_TTL:-10m}
 # minifolio's operator password is a local-only default; a real FOLIO's comes from the user.
 if [ -z "$external" ]; then
-  export FOLIO_PASSWORD=${FOLIO_PASSWORD:-admin} MINIFOLIO_ADMIN_PASSWORD=${FOLIO_PASSWORD:-admin}
+  export FOLIO_PASSWORD=${FOLIO_PASSWORD:-$FP_ADMIN_PASSWORD} MINIFOLIO_ADMIN_PASSWORD=${FOLIO_PASSWORD:-$FP_ADMIN_PASSWORD}
 fi
 # The DB URL reaches minifolio through its environment, never its command line.
 MINIFOLIO_DB=$(fp_minifolio_db)
@@ -98,15 +98,15 @@ if [ "$WORKFLOW" = search ]; then
 fi
 bin/minifolio up --run-dir "$run_dir" --port "$FP_MINIFOLIO_PORT" --profile "$MINIFOLIO_PROFILE" --token-ttl "$TOKEN_TTL" "${up_args[@]}"
 echo "==> minifolio: seeding $FP_TENANT if empty ($SEED_ITEMS items, $SEED_USERS users, $SEED_LOANS open loans)"
-bin/minifolio seed --items "$SEED_ITEMS" --users "$SEED_USERS" --loans "$SEED_LOANS" --events-per-user "$SEED_EVENTS_PER_USER" --authorities "$SEED_AUTHORITIES"
+bin/minifolio seed --tenant "$FP_TENANT" --admin-user "$FP_USER" --items "$SEED_ITEMS" --users "$SEED_USERS" --loans "$SEED_LOANS" --events-per-user "$SEED_EVENTS_PER_USER" --authorities "$SEED_AUTHORITIES"
 echo "==> minifolio: reset to the pre-test state (PTF's restore)"
-bin/minifolio reset
+bin/minifolio reset --tenant "$FP_TENANT"
 
 # --- search: a second tenant to reindex, both tenants indexed, the query files ---
 if [ "$WORKFLOW" = search ]; then
-  SEARCH_TENANT_A=${REINDEX_TENANT:-$FP_REINDEX_TENANT_DEFAULT}
+  SEARCH_TENANT_A=${REINDEX_TENANT:-$FP_REINDEX_TENANT}
   echo "==> minifolio: seeding $SEARCH_TENANT_A (the tenant a reindex phase reindexes) if empty"
-  bin/minifolio seed --tenant "$SEARCH_TENANT_A" --items "$SEED_ITEMS" --users "$SEED_USERS" --loans "$SEED_LOANS" --authorities "$SEED_AUTHORITIES"
+  bin/minifolio seed --tenant "$SEARCH_TENANT_A" --admin-user "$FP_USER" --items "$SEED_ITEMS" --users "$SEED_USERS" --loans "$SEED_LOANS" --authorities "$SEED_AUTHORITIES"
   # Both tenants indexed through mod-search's own reindex API, so the baseline phase searches a
   # full index and the reindex phase rebuilds one, as on a real FOLIO.
   for t in "$FP_TENANT" "$SEARCH_TENANT_A"; do

@@ -6,13 +6,14 @@
 // {"resourceName": "authority"}), since the authority templates search it.
 //   FOLIO_PASSWORD=... node tools/search-index.mjs --url http://127.0.0.1:9130 --tenant fs09000000 [--user folio_admin] [--timeout 600]
 import { CURRENT, currentProgress } from '../lib/search/reindex.js';
+import { setting } from './defaults.mjs';
 
 function die(cause, fix) {
   console.error(`folio-perf: search-index: ${cause}; fix: ${fix}`);
   process.exit(1);
 }
 
-const args = { url: '', tenant: '', user: 'folio_admin', timeout: '600' };
+const args = { url: '', tenant: '', user: setting('FP_USER'), timeout: '600' };
 const argv = process.argv.slice(2);
 for (let i = 0; i < argv.length; i++) {
   const k = argv[i].replace(/^--/, '');

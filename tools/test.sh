@@ -15,12 +15,12 @@ mkdir -p "$logs"
 # Unit suites need no running service; e2e suites need the test stack.
 # Suites are make targets defined in mk/*.mk, next to the code they test.
 builds=(telegraf k6 minifolio dashboards-deps contract-deps opensearch)
-unit_suites=(test-unit-repo test-unit-stack test-unit-k6 test-unit-lib test-unit-k8s test-unit-k6-document test-unit-dashboards test-unit-compose fuzz-cql fuzz-search test-unit-report test-unit-bench-search test-unit-verdict)
+unit_suites=(test-unit-repo test-unit-stack test-unit-k6 test-unit-lib test-unit-workflows test-unit-k8s test-unit-k6-document test-unit-dashboards test-unit-compose fuzz-cql fuzz-search test-unit-report test-unit-bench-search test-unit-verdict)
 # test-unit-minifolio runs every minifolio package (CQL, storage, gateway, modules)
 # against the test stack's PostgreSQL. test-e2e-dashboards runs every panel query
 # against the CICO smoke run that test-e2e-cico recorded. test-e2e-search runs
 # the mod-search workflow (minifolio's mod-search on the stack's OpenSearch) and
-# leaves its testid in last-search-testid. test-e2e-report, test-e2e-report-mechanisms (under
+# leaves its testid in last-search-testid, as test-e2e-cico leaves last-cico-testid. test-e2e-report, test-e2e-report-mechanisms (under
 # missing-index, leak and juniper-patron-blocks) and test-e2e-report-search make their own short runs
 # and check the report's cells against InfluxDB. test-e2e-contract validates every answer of the CICO
 # sequence against the JSON schema the answering FOLIO module publishes (minifolio/contract/).
@@ -75,12 +75,10 @@ if ! stack/stack.sh up search >"$logs/test-stack-up.log" 2>&1; then
   failed=$((failed + 1))
   failed_names+=(stack-up)
 else
-  # Written by this run's CICO suite; one left by an earlier `make test` would
-  # let the dashboards suite pass against a stale run.
-  rm -f "$FP_STACK_DIR/last-cico-testid" "$FP_STACK_DIR/last-search-testid"
+  # last-<workflow>-testid: written by this run's workflow suites for the dashboards
+  # suite; one left by an earlier `make test` would let it pass against a stale run.
+  rm -f "$FP_STACK_DIR"/last-*-testid
   for s in "${e2e_suites[@]}"; do
-    [ -f "$FP_STACK_DIR/last-cico-testid" ] && export FP_DASH_TESTID=$(cat "$FP_STACK_DIR/last-cico-testid")
-    [ -f "$FP_STACK_DIR/last-search-testid" ] && export FP_DASH_SEARCH_TESTID=$(cat "$FP_STACK_DIR/last-search-testid")
     run_suite "${s#test-}" make --no-print-directory "$s"
   done
 fi

@@ -8,7 +8,7 @@
 // percentiles cannot: they are read again over the union of every runner's samples in InfluxDB, in
 // k6's own definition (tools/verdict/slo.mjs trendValues), so the report's tables are those one k6
 // with all the samples would have written. The tables are then built by the workflow's own
-// summary code (lib/cico/summary.js, lib/search/summary.js) from the merged data, and each threshold's
+// summary code (tools/report/workflows/<name>.mjs `summarize`) from the merged data, and each threshold's
 // outcome is judged again on the merged values (the gate itself is `folio-perf verdict`).
 import { readFileSync, writeFileSync, renameSync, existsSync, readdirSync } from 'node:fs';
 import { join, dirname } from 'node:path';
@@ -16,6 +16,7 @@ import { fileURLToPath } from 'node:url';
 import { influxClient } from '../report/influx.mjs';
 import { ReportError } from '../report/errors.mjs';
 import { parseKey, parseRule, holds, trendValues } from './slo.mjs';
+import { tools } from '../workflows.mjs';
 
 const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..', '..');
 
@@ -130,6 +131,11 @@ export function runnerSummaries(resultsDir, runners = null) {
   return out;
 }
 
+/** The merged run's summary.json, built by its workflow's own code from the merged k6 data. */
+export async function summaryOf(data, meta) {
+  return (await tools(meta.workflow)).summarize(data, meta);
+}
+
 export async function mergeSummaries(testid, { influxUrl, resultsDir = join(ROOT, 'results', testid), runners = null }) {
   const found = runnerSummaries(resultsDir, runners);
   if (found.length === 0) throw new ReportError(`no runner of ${testid} wrote a summary (${resultsDir}/runners/*/summary.json); fix: read the runners' k6.log files`);
@@ -151,12 +157,7 @@ export async function mergeSummaries(testid, { influxUrl, resultsDir = join(ROOT
     summaryPath: `results/${testid}/summary.json`,
     webReport: null,
   };
-  const report = meta.workflow === 'search' ? await import('../../lib/search/summary.js') : await import('../../lib/cico/summary.js');
-  let doc;
-  if (meta.workflow === 'search') {
-    const { TEMPLATES } = await import('../../lib/search/templates.js');
-    doc = report.summaryDocument(data, { ...meta, templates: TEMPLATES.map((t) => ({ name: t.name, group: t.group, kind: t.kind })) });
-  } else doc = report.summaryDocument(data, meta);
+  const doc = await summaryOf(data, meta);
   const path = join(resultsDir, 'summary.json');
   writeFileSync(`${path}.tmp`, JSON.stringify(doc, null, 2));
   renameSync(`${path}.tmp`, path);
