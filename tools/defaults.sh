@@ -13,6 +13,8 @@ FP_DEFAULT_INFLUX_RPC_PORT=58088
 FP_DEFAULT_TELEGRAF_PORT=58093
 FP_DEFAULT_MINIFOLIO_PORT=9130
 FP_DEFAULT_OPENSEARCH_PORT=59199
+# Keycloak (Eureka profiles only): HTTP on 127.0.0.1, no management port.
+FP_DEFAULT_KEYCLOAK_PORT=58180
 # docker-compose.yml's Grafana (both the compose and the native-grafana profile).
 FP_DEFAULT_GRAFANA_PORT=3000
 
@@ -23,6 +25,9 @@ FP_DEFAULT_GRAFANA_PORT=3000
 : "${FP_TELEGRAF_PORT:=$FP_DEFAULT_TELEGRAF_PORT}"
 : "${FP_MINIFOLIO_PORT:=$FP_DEFAULT_MINIFOLIO_PORT}"
 : "${FP_OPENSEARCH_PORT:=$FP_DEFAULT_OPENSEARCH_PORT}"
+: "${FP_KEYCLOAK_PORT:=$FP_DEFAULT_KEYCLOAK_PORT}"
+# The Keycloak release the stack runs: Sunflower's pin (Trillium's GA pin 26.5.4 also runs here).
+: "${FP_KEYCLOAK_VERSION:=26.1.3}"
 : "${FP_GRAFANA_PORT:=$FP_DEFAULT_GRAFANA_PORT}"
 
 # The tenant every workflow runs on (PTF's), and the one a search run reindexes.
@@ -32,7 +37,9 @@ FP_REINDEX_TENANT_DEFAULT=fs09000001
 # Local-only passwords (the stack's PostgreSQL, minifolio's operator); a real
 # FOLIO's come from the user. Never printed.
 : "${FOLIO_DB_PASSWORD:=folio}"
-export FOLIO_DB_PASSWORD
+# Keycloak's master-realm admin (the stack's Keycloak and minifolio's realm set-up).
+: "${FP_KEYCLOAK_ADMIN_PASSWORD:=fp-keycloak-admin}"
+export FOLIO_DB_PASSWORD FP_KEYCLOAK_ADMIN_PASSWORD
 
 # fp_urlencode STRING: every byte but RFC 3986's unreserved characters as %XX,
 # so a password with @ # / ? % or a space stays one URL component.
