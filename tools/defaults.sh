@@ -23,7 +23,7 @@ while IFS='=' read -r fp_k fp_v || [ -n "$fp_k" ]; do
 done <"$fp_defaults_file"
 unset fp_k fp_v
 : "${FP_STACK_DIR:=$fp_repo/.stack}"
-export FOLIO_DB_PASSWORD
+export FOLIO_DB_PASSWORD FP_KEYCLOAK_ADMIN_PASSWORD
 
 # fp_urlencode STRING: every byte but RFC 3986's unreserved characters as %XX,
 # so a password with @ # / ? % or a space stays one URL component.

@@ -313,6 +313,10 @@ var Tables = []*Table{
 	{Module: "mod-circulation-storage", Schema: "mod_circulation_storage", Name: "fixed_due_date_schedule",
 		Key: "fixedDueDateSchedules", Path: "/fixed-due-date-schedule-storage/fixed-due-date-schedules",
 		Metadata: true, Indexes: uniq("name"), Required: []string{"name"}},
+	// Circulation settings (mod-circulation 24.x serves them as /circulation/settings).
+	{Module: "mod-circulation-storage", Schema: "mod_circulation_storage", Name: "circulation_settings",
+		Key: "circulationSettings", Path: "/circulation-settings-storage/circulation-settings", Metadata: true,
+		Indexes: uniq("name"), Required: []string{"name", "value"}},
 
 	// mod-users
 	{Module: "mod-users", Schema: "mod_users", Name: "users", Key: "users", Path: "/users", ResultInfo: true,
@@ -322,6 +326,9 @@ var Tables = []*Table{
 		Indexes: uniq("group"), Required: []string{"group"}},
 	{Module: "mod-users", Schema: "mod_users", Name: "proxyfor", Key: "proxiesFor", Path: "/proxiesfor", Metadata: true,
 		Indexes: idx("userId", "proxyUserId"), Required: []string{"userId", "proxyUserId"}},
+	// The users.settings interface (mod-users 19.6, read by Trillium's check-out).
+	{Module: "mod-users", Schema: "mod_users", Name: "settings", Key: "settings", Path: "/user/settings", Metadata: true,
+		Indexes: idx("key"), Required: []string{"scope", "key", "value"}},
 
 	// mod-feesfines
 	{Module: "mod-feesfines", Schema: "mod_feesfines", Name: "accounts", Key: "accounts", Path: "/accounts",
@@ -367,6 +374,10 @@ var Tables = []*Table{
 	// jsonb table whose records carry their links[]).
 	{Module: "mod-notes", Schema: "mod_notes", Name: "note", Key: "notes", Path: "/notes", Metadata: true,
 		Required: []string{"typeId", "title"}},
+
+	// mod-settings (a Vert.x module with relational tables upstream; here one
+	// jsonb table of {id, scope, key, value, userId} entries).
+	{Module: "mod-settings", Schema: "mod_settings", Name: "settings", Indexes: idx("scope", "userId")},
 
 	// mod-notify: only truncated by PTF's reset.
 	{Module: "mod-notify", Schema: "mod_notify", Name: "notify_data", Key: "notifications", Indexes: idx("recipientId")},
