@@ -1,7 +1,7 @@
 # shellcheck shell=bash
 # folio-perf's defaults for the shell: the values of defaults.env (ports, tenants,
 # operator, local passwords), the state directory and the helpers around them.
-# Sourced by stack/lib.sh, tools/bench-k6.sh, minifolio/bench.sh and
+# Sourced by stack/lib.sh, make bench-k6 and bench-jmeter, minifolio/bench.sh and
 # tools/test-env.sh, and by folio-perf run for what the shell derives from them
 # (tools/cli/stack-defaults.mjs); a value already in the environment wins.
 # Sourced, not run.

@@ -131,7 +131,7 @@ const firstLine = (out, name) => {
 // Entry points stopped at their first client process (it shows the environment the whole entry
 // point runs with): running make test or make drills to the end from inside make test would take
 // half an hour; `make demo` and `make perf-gate` run for real below.
-for (const [target, name] of [['test', 'test.sh'], ['drills', 'drills.sh'], ['bench-k6', 'bench-k6.sh'], ['bench-leak', 'bench-leak.sh'],
+for (const [target, name] of [['test', 'test.sh'], ['drills', 'drills.sh'], ['bench-k6', 'bench-k6'], ['bench-jmeter', 'bench-jmeter'], ['bench-leak', 'bench-leak.sh'],
   ['bench-minifolio', 'bench.sh'], ['bench-gate', 'bench-gate'], ['bench-search', 'bench-search'], ['bench-report', 'bench-report']]) {
   test(`make ${target}: the user's FOLIO settings reach none of its processes`, async () => {
     // (the allow-list's own address check, tools/local-env.mjs, runs before the entry point's first line)
