@@ -5,8 +5,10 @@ import { spawn } from 'node:child_process';
 import { openSync, closeSync, mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { sampler, windowOf } from './measure.mjs';
+import { METRICS } from '../../lib/metrics.js';
 
-const COUNTERS = ['http_reqs', 'iterations'];
+const REQS = METRICS.httpReqs;
+const COUNTERS = [REQS, 'iterations'];
 
 async function counter(port, name) {
   const r = await fetch(`http://127.0.0.1:${port}/v1/metrics/${name}`);
@@ -31,8 +33,8 @@ export async function measureK6(opts) {
   const exited = new Promise((ok) => child.on('exit', (c) => ok(c ?? 128)));
   const s = sampler(child.pid, {
     extra: async () => {
-      const [http_reqs, iterations] = await Promise.all(COUNTERS.map((c) => counter(opts.apiPort, c)));
-      return { http_reqs, iterations };
+      const [reqs, iterations] = await Promise.all(COUNTERS.map((c) => counter(opts.apiPort, c)));
+      return { [REQS]: reqs, iterations };
     },
   });
   const code = await exited;
@@ -52,5 +54,5 @@ export function steady(series, warmS, windowS) {
   const to = from + windowS * 1000;
   if (to > last.t) return null;
   const w = windowOf(series, from, to, COUNTERS);
-  return { ...w, reqPerS: w.http_reqs / w.seconds, usPerReq: (w.cpuS / w.http_reqs) * 1e6, msPerIteration: (w.cpuS / w.iterations) * 1e3 };
+  return { ...w, requests: w[REQS], reqPerS: w[REQS] / w.seconds, usPerReq: (w.cpuS / w[REQS]) * 1e6, msPerIteration: (w.cpuS / w.iterations) * 1e3 };
 }

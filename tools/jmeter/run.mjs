@@ -22,6 +22,7 @@ import { existsSync, readFileSync } from 'node:fs';
 import { basename, join } from 'node:path';
 import { parseArgs, parseJtl, summarize } from './plan.mjs';
 import { repo, runPlan } from './harness.mjs';
+import { testidStamp } from '../../lib/testid.js';
 
 const die = (msg, code = 1) => {
   console.error(`folio-perf jmeter: ${msg}`);
@@ -37,7 +38,7 @@ try {
 const port = process.env.FP_MINIFOLIO_PORT;
 const target = o.target || (port ? `http://127.0.0.1:${port}` : null);
 if (!target) die('no target; fix: give --target http://127.0.0.1:<port>, or source tools/defaults.sh (FP_MINIFOLIO_PORT)');
-const stamp = new Date().toISOString().replace(/[-:]/g, '').replace(/\.\d+Z$/, 'Z');
+const stamp = testidStamp();
 const out = o.out || join(repo, 'results', `jmeter-${basename(o.plan, '.jmx').replace(/[^\w.-]/g, '_')}-${stamp}`);
 
 let r;
