@@ -12,6 +12,13 @@ export K6_AUTO_EXTENSION_RESOLUTION := false
 # k6 would otherwise try to send usage reports out of the machine.
 export K6_NO_USAGE_REPORT := true
 
+# A password on make's command line is visible to every user of the machine (ps) and stays in the
+# shell's history: refused, as folio-perf run refuses one among its arguments.
+FP_ARGV_SECRETS := $(strip $(foreach v,$(.VARIABLES),$(if $(filter command line,$(origin $(v))),$(filter %PASSWORD %PASSWD %SECRET,$(v)))))
+ifneq ($(FP_ARGV_SECRETS),)
+$(error $(firstword $(FP_ARGV_SECRETS)) is refused on make's command line, where every user of this machine can read it (ps, shell history); fix: export it in the environment instead, then run make without it)
+endif
+
 BIN := $(CURDIR)/bin
 TELEGRAF_VERSION := v1.37.2
 # Each plugin a config in telegraf/ uses needs its build tag: a full build of

@@ -107,6 +107,13 @@ test('a password on the command line is refused before anything starts, with the
     assert.ok(!r.stderr.includes('s3cret-on-argv'), 'the refused value is not echoed');
   }
   assert.deepEqual(settingsFromArgs(['PROFILE=smoke', 'TOKEN_TTL=20s', 'THRESHOLDS=a=b.json']), { PROFILE: 'smoke', TOKEN_TTL: '20s', THRESHOLDS: 'a=b.json' });
+  // make's command line is as visible: make refuses it before any recipe runs; from the environment it is fine.
+  const mk = spawnSync('make', ['--no-print-directory', '-C', repo, 'run', 'PROFILE=smoke', 'FOLIO_PASSWORD=s3cret-on-argv'], { env: cleanEnv(), encoding: 'utf8' });
+  assert.equal(mk.status, 2);
+  assert.equal(mk.stdout, '', 'no recipe ran');
+  assert.match(mk.stderr, /^Makefile:\d+: \*\*\* FOLIO_PASSWORD is refused on make's command line, .*; fix: export it in the environment instead/);
+  const fromEnv = spawnSync('make', ['--no-print-directory', '-C', repo, '-n', 'report'], { env: cleanEnv({ FOLIO_PASSWORD: 'from-env' }), encoding: 'utf8' });
+  assert.equal(fromEnv.status, 0, fromEnv.stderr);
 });
 
 test("k8s/README.md puts the passwords into the Secret from a file, never from the command line", () => {
