@@ -62,7 +62,7 @@ func TestEurekaUIEndpoints(t *testing.T) {
 		t.Errorf("locale: %s %q", r.statusLine, r.body)
 	}
 	for path, key := range map[string]string{"/user/settings": "settings", "/circulation/settings?query=(name==other_settings)": "circulationSettings",
-		"/configurations/entries?query=(module==CHECKOUT and configName==other_settings)": "configs",
+		"/configurations/entries?query=(module==CHECKOUT and configName==other_settings)":             "configs",
 		"/loan-storage/loans?query=itemId==" + storage.NewUUID() + " and status.name<>Closed&limit=1": "loans"} {
 		r := get(strings.ReplaceAll(path, " ", "%20"))
 		var page map[string]json.RawMessage
