@@ -1,8 +1,9 @@
-// The FOLIO API calls of PTF's Orchid check-in/check-out plan (folio-org/perf-testing :
-// workflows-scripts/circulation/check-in-check-out/Orchid/circulation_checkInCheckOut_orchid.jmx), as plain
-// request descriptions plus the business rule each response must satisfy. Pure: lib/k6/folio.js
-// sends them. Every request carries a low-cardinality `name` (method + templated path, never an id
-// or a query value), because InfluxDB 1.x rejects a tag past 100,000 values.
+// How a FOLIO API call is described and judged, whatever the workflow: a request description
+// (method, URL, body, the low-cardinality `name` tag) plus the business rule each response must
+// satisfy, CQL quoting, and the response document the rules read. Pure: lib/k6/folio.js sends
+// the requests; the workflows' calls are built on it (lib/cico/api.js, lib/search/templates.js).
+// Every request carries a `name` (method + templated path, never an id or a query value),
+// because InfluxDB 1.x rejects a tag past 100,000 values.
 //
 // Everything here runs for every request of every VU, so it is written for k6's JavaScript VM,
 // where each object, closure and for-in costs about a microsecond: API descriptions and check
@@ -157,7 +158,7 @@ export function request(api, { path, query, body } = {}) {
 }
 
 // A FOLIO collection page: {"<key>": [...], "totalRecords": n}.
-function collection(template, key, value) {
+export function collection(template, key, value) {
   const count = `${key}.#`;
   return endpoint('GET', template, {
     rules: ['status is 200', 'has totalRecords', `has ${key}[]`],
@@ -188,140 +189,3 @@ export function preflight(real) {
     verify: (status) => verdictOf(api, status, ''),
   };
 }
-
-// ---- shared collection GETs -------------------------------------------------------------------
-
-const CONFIGS = collection('/configurations/entries', 'configs');
-const GROUPS = collection('/groups', 'usergroups');
-const ACCOUNTS = collection('/accounts', 'accounts');
-const LOANS = collection('/circulation/loans', 'loans');
-const REQUESTS = collection('/circulation/requests', 'requests');
-const PROXIES = collection('/proxiesfor', 'proxiesFor');
-const MANUAL_BLOCKS = collection('/manualblocks', 'manualblocks');
-const LOST_ITEM_POLICIES = collection('/lost-item-fees-policies', 'lostItemFeePolicies');
-const STAFF_SLIPS = collection('/staff-slips-storage/staff-slips', 'staffSlips');
-const NOTE_LINKS = collection('/note-links/domain/users/type/user/id/{id}', 'notes');
-const USERS_PAGE = collection('/users', 'users');
-
-export const configEntries = (query) => request(CONFIGS, { query: ['query', query] });
-export const groups = (query) => request(GROUPS, { query: query ? ['query', query] : undefined });
-export const accounts = (query, limit) => request(ACCOUNTS, { query: ['query', query, 'limit', limit] });
-export const loans = (query, limit) => request(LOANS, { query: ['query', query, 'limit', limit] });
-export const requests = (query, limit) => request(REQUESTS, { query: ['query', query, 'limit', limit] });
-export const proxiesFor = (query, limit) => request(PROXIES, { query: ['query', query, 'limit', limit] });
-export const manualBlocks = (userId) => request(MANUAL_BLOCKS, { query: ['query', `userId==${cqlId(userId)}`] });
-export const lostItemFeesPolicies = (id) => request(LOST_ITEM_POLICIES, { query: ['query', `id==${cqlId(id)}`] });
-export const staffSlips = () => request(STAFF_SLIPS, { query: ['limit', 1000] });
-export const noteLinks = (userId) => request(NOTE_LINKS, { path: { id: userId }, query: ['limit', 10000, 'order', 'desc', 'status', 'assigned'] });
-
-// The check-in screen loads the whole users page without a query (the server's default page size).
-export const usersPage = () => request(USERS_PAGE);
-
-// ---- calls with a business rule ---------------------------------------------------------------
-
-// The check-out screen's patron lookup: the patron must be found (the UI cannot go on otherwise).
-const FIND_PATRON = endpoint('GET', '/users', {
-  rules: ['status is 200', 'patron found'],
-  judge: (status, doc) => [status === 200, typeof doc.get('users.0.id') === 'string'],
-  value: (doc) => ({ id: doc.get('users.0.id'), patronGroup: doc.get('users.0.patronGroup') }),
-  empty: 'no user with that barcode',
-});
-export const findPatron = (userBarcode) => {
-  const q = cqlQuote(userBarcode);
-  return request(FIND_PATRON, { query: ['query', `(barcode==${q} OR externalSystemId==${q} OR id==${q} OR username==${q})`] });
-};
-
-const AUTOMATED_BLOCKS = endpoint('GET', '/automated-patron-blocks/{id}', {
-  rules: ['status is 200', 'has automatedPatronBlocks[]'],
-  judge: (status, doc) => [status === 200, typeof doc.get('automatedPatronBlocks.#') === 'number'],
-});
-export const automatedPatronBlocks = (userId) => request(AUTOMATED_BLOCKS, { path: { id: userId }, query: ['limit', 100] });
-
-const SERVICE_POINTS = endpoint('GET', '/service-points', {
-  rules: ['status is 200', 'has servicepoints[]'],
-  judge: (status, doc) => [status === 200, doc.get('servicepoints.#') > 0],
-  value: (doc) => doc.get('servicepoints.#'),
-});
-export const servicePoints = () => request(SERVICE_POINTS, { query: ['limit', 1000] });
-
-// Item lookup by barcode before the POST: the item must exist (its id feeds later queries).
-const ITEM_BY_BARCODE = endpoint('GET', '/inventory/items', {
-  rules: ['status is 200', 'item found'],
-  judge: (status, doc) => [status === 200, typeof doc.get('items.0.id') === 'string'],
-  value: (doc) => ({ id: doc.get('items.0.id'), status: doc.get('items.0.status.name') }),
-  empty: 'no item with that barcode',
-});
-export const itemByBarcode = (barcode, limit) => request(ITEM_BY_BARCODE, { query: ['query', `barcode==${cqlQuote(barcode)}`, 'limit', limit] });
-
-// A check-out succeeded only if a loan was created and is Open: 201, or 200 for mod-circulation's
-// "partial success" (loan created, but e.g. the patron action session was not saved).
-const CHECK_OUT = endpoint('POST', '/circulation/check-out-by-barcode', {
-  rules: ['status is 201', 'loan created', 'loan is Open'],
-  judge: (status, doc) => {
-    const isLoan = doc.get('errors') === undefined;
-    return [status === 201 || status === 200, isLoan && typeof doc.get('id') === 'string', isLoan && doc.get('status.name') === 'Open'];
-  },
-  value: (doc) => ({ loanId: doc.get('id'), userId: doc.get('userId'), itemId: doc.get('itemId') }),
-  empty: 'no loan in the response',
-});
-export const checkOutByBarcode = ({ itemBarcode, userBarcode, servicePointId, loanDate }) =>
-  request(CHECK_OUT, { body: { itemBarcode, userBarcode, servicePointId, loanDate } });
-
-// A check-in must return the item no longer checked out; if there was a loan it must be Closed.
-// No loan at all is legal (FOLIO answers 200 for an item without an open loan, mod-circulation : ramls/check-in-by-barcode-response.json).
-const CHECK_IN = endpoint('POST', '/circulation/check-in-by-barcode', {
-  rules: ['status is 200', 'item returned', 'loan is Closed'],
-  judge: (status, doc) => {
-    // An item status must have a name (FOLIO's schema requires it); a loan, when there is one
-    // (any non-null value), must be Closed.
-    const itemStatus = doc.get('item.status.name');
-    const loan = doc.get('loan');
-    const hasLoan = loan !== undefined && loan !== null;
-    return [status === 200, typeof itemStatus === 'string' && itemStatus !== 'Checked out', !hasLoan || doc.get('loan.status.name') === 'Closed'];
-  },
-  value: (doc) => ({
-    itemId: doc.get('item.id'),
-    itemStatus: doc.get('item.status.name'),
-    loanId: doc.get('loan.id') ?? null,
-    userId: doc.get('loan.userId') ?? null,
-    lostItemPolicyId: doc.get('loan.lostItemPolicyId') ?? null,
-  }),
-});
-export const checkInByBarcode = ({ itemBarcode, servicePointId, checkInDate }) =>
-  request(CHECK_IN, { body: { itemBarcode, servicePointId, checkInDate } });
-
-// Used by teardown: the open loans this run created (a real FOLIO may have other users' loans,
-// so the query is narrowed to the run's service point and start time). Its value is the page.
-const OPEN_LOANS = collection('/circulation/loans', 'loans', (doc) => parseJson(doc.text));
-export const openLoansSince = (servicePointId, sinceIso, limit, offset) =>
-  request(OPEN_LOANS, {
-    query: [
-      'query',
-      `status.name=="Open" and checkoutServicePointId==${cqlId(servicePointId)} and loanDate>=${cqlQuote(sinceIso)}`,
-      'limit',
-      limit,
-      'offset',
-      offset,
-    ],
-  });
-
-// Every `name` the CICO transactions send (tests/unit/lib-transactions.test.mjs proves the list is
-// complete); thresholds use it to compute per-API sub-metrics for the slow-API table and baselines.
-export const CICO_API_NAMES = [
-  'GET /configurations/entries',
-  'GET /groups',
-  'GET /users',
-  'GET /accounts',
-  'GET /circulation/loans',
-  'GET /circulation/requests',
-  'GET /proxiesfor',
-  'GET /note-links/domain/users/type/user/id/{id}',
-  'GET /manualblocks',
-  'GET /automated-patron-blocks/{id}',
-  'GET /inventory/items',
-  'POST /circulation/check-out-by-barcode',
-  'GET /staff-slips-storage/staff-slips',
-  'GET /service-points',
-  'POST /circulation/check-in-by-barcode',
-  'GET /lost-item-fees-policies',
-];

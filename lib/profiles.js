@@ -1,6 +1,7 @@
-// Load profiles (PROFILE): k6 scenarios, one per user count, run one after another and tagged
+// Load profiles (PROFILE) into k6 scenarios, one per user count, run one after another and tagged
 // `vus` so the summary can print the release report's rows (1, 5, 8, 20 users). Every profile is
-// bounded in time. Pure.
+// bounded in time. Each workflow names its own profiles (its descriptor's `profiles`, e.g.
+// lib/cico/profiles.js); a profile is { steps, duration, gracefulStop, think, about }. Pure.
 
 export class ProfileError extends Error {
   constructor(message) {
@@ -8,20 +9,6 @@ export class ProfileError extends Error {
     this.name = 'ProfileError';
   }
 }
-
-// steps: user counts in order; duration: time at each count; think: default THINK for the profile.
-export const PROFILES = {
-  // Does the script work against this target at all? 1 user, no think time: many transactions in a minute.
-  smoke: { steps: [1], duration: '1m', gracefulStop: '10s', think: 'none', about: '1 VU for 1 min, no think time' },
-  // The report's shape, short enough to watch: 1, 5, 8, 20 users for 1 minute each.
-  demo: { steps: [1, 5, 8, 20], duration: '1m', gracefulStop: '15s', think: '500', about: '1, 5, 8, 20 VUs x 1 min, 0.5 s per think timer' },
-  // What PTF ran for every release report: 1, 5, 8, 20 users, 30 minutes each, PTF's think times.
-  ptf: { steps: [1, 5, 8, 20], duration: '30m', gracefulStop: '60s', think: 'ptf', about: '1, 5, 8, 20 VUs x 30 min, PTF think times' },
-  // PTF's longevity test: 20 users for 24 hours (leaks, slow degradation, token refresh).
-  longevity: { steps: [20], duration: '24h', gracefulStop: '60s', think: 'ptf', about: '20 VUs for 24 h, PTF think times' },
-  // Where does it saturate? Stepped 1 -> 25 users; PTF's first report found a knee near 10 users.
-  knee: { steps: [1, 3, 5, 8, 10, 12, 15, 20, 25], duration: '2m', gracefulStop: '15s', think: 'none', about: 'stepped 1 -> 25 VUs x 2 min, no think time' },
-};
 
 const DURATION = /^(\d+(\.\d+)?(ms|s|m|h))+$/;
 // Hard upper bound on any run so a typo (DURATION=300h) cannot leave load running for days.
@@ -54,14 +41,14 @@ function parseVus(text) {
  * @param {string} name PROFILE (default smoke)
  * @param {{vus?: string, duration?: string}} overrides VUS (one count or a comma list) and DURATION
  *   (time at each user count)
- * @param {{profiles?: object, phases?: string[], startMs?: number}} [opts] profiles: the workflow's
- *   profile table (CICO's PROFILES by default); phases: run each user count once per phase, in
+ * @param {{profiles: object, phases?: string[], startMs?: number}} opts profiles: the workflow's
+ *   profile table; phases: run each user count once per phase, in
  *   this order (scenario `vus_<n>_<phase>`, tagged `phase` too); startMs: when the first step starts
  *   (after a warm-up the workflow runs itself)
  * @returns {{name, steps, durationMs, think, scenarios, windows, totalMs, about}} windows: one per
  *   scenario {key, vus, phase, startMs, durationMs}, for scenarios that run beside a step
  */
-export function buildProfile(name, overrides = {}, { profiles = PROFILES, phases = null, startMs = 0 } = {}) {
+export function buildProfile(name, overrides, { profiles, phases = null, startMs = 0 }) {
   const pname = name === undefined || name === '' ? 'smoke' : name;
   const p = Object.prototype.hasOwnProperty.call(profiles, pname) ? profiles[pname] : undefined;
   if (!p) throw new ProfileError(`PROFILE "${name}" is unknown; fix: use one of ${Object.keys(profiles).join(', ')}`);

@@ -4,6 +4,7 @@
 // before the first request.
 
 import { validateBaseline } from './baseline.js';
+import { METRICS, TAGS, subMetric, txKey, apiKey } from './metrics.js';
 
 export class ThresholdsError extends Error {
   constructor(message) {
@@ -40,7 +41,7 @@ function isObj(v) {
 }
 
 function statRules(entry, where, file) {
-  if (!isObj(entry)) err(file, `${where} must be an object like {"p(95)": 2000, "why": "..."}`, 'see README.md, Thresholds');
+  if (!isObj(entry)) err(file, `${where} must be an object like {"p(95)": 2000, "why": "..."}`, 'see docs/thresholds.md');
   const rules = [];
   for (const [k, v] of Object.entries(entry)) {
     if (k === 'why' || k.startsWith('$')) continue;
@@ -54,7 +55,7 @@ function statRules(entry, where, file) {
 
 function regressionSection(sec, where, file) {
   if (sec === undefined) return null;
-  if (!isObj(sec)) err(file, `${where} must be an object`, 'see README.md, Thresholds');
+  if (!isObj(sec)) err(file, `${where} must be an object`, 'see docs/thresholds.md');
   const stats = sec.stats === undefined ? ['p(95)'] : sec.stats;
   if (!Array.isArray(stats) || stats.length === 0 || !stats.every((s) => typeof s === 'string' && STAT.test(s))) {
     err(file, `${where}.stats must be a list of avg, min, max, med or p(N)`, 'e.g. "stats": ["p(95)"]');
@@ -93,7 +94,7 @@ export function workflowSpec(doc, workflow, file = 'thresholds.json') {
   const rates = {};
   for (const [metric, e] of Object.entries(wf.rates || {})) {
     const where = `workflows.${workflow}.rates.${metric}`;
-    if (!isObj(e)) err(file, `${where} must be an object like {"max": 0.01}`, 'see README.md, Thresholds');
+    if (!isObj(e)) err(file, `${where} must be an object like {"max": 0.01}`, 'see docs/thresholds.md');
     const r = [];
     for (const [k, v] of Object.entries(e)) {
       if (k === 'why' || k.startsWith('$')) continue;
@@ -105,7 +106,7 @@ export function workflowSpec(doc, workflow, file = 'thresholds.json') {
     rates[metric] = r;
   }
   const reg = wf.regression === undefined ? {} : wf.regression;
-  if (!isObj(reg)) err(file, `workflows.${workflow}.regression must be an object`, 'see README.md, Thresholds');
+  if (!isObj(reg)) err(file, `workflows.${workflow}.regression must be an object`, 'see docs/thresholds.md');
   return {
     transactions,
     apis,
@@ -142,12 +143,10 @@ function round(ms) {
 export function buildThresholds({ doc, workflow, baseline = null, baselineFile = 'baseline', vus = [], transactions = [], apiNames = [], extra = [], file = 'thresholds.json' }) {
   const spec = workflowSpec(doc, workflow, file);
   const out = {};
-  const txKey = (t) => `transaction_duration{transaction:${t}}`;
-  const apiKey = (n) => `http_req_duration{name:${n}}`;
 
   for (const [t, rules] of Object.entries(spec.transactions)) for (const r of rules) add(out, txKey(t), r);
   for (const [n, rules] of Object.entries(spec.apis)) for (const r of rules) add(out, apiKey(n), r);
-  for (const [k, rules] of Object.entries(spec.kinds)) for (const r of rules) add(out, `http_req_duration{kind:${k}}`, r);
+  for (const [k, rules] of Object.entries(spec.kinds)) for (const r of rules) add(out, subMetric(METRICS.httpDuration, { [TAGS.kind]: k }), r);
   for (const [m, rules] of Object.entries(spec.rates)) for (const r of rules) add(out, m, r);
 
   if (baseline) {
@@ -176,12 +175,12 @@ export function buildThresholds({ doc, workflow, baseline = null, baselineFile =
   };
   for (const t of transactions) {
     keep(txKey(t));
-    for (const v of vus) keep(`transaction_duration{transaction:${t},vus:${v}}`);
-    keep(`transaction_failed{transaction:${t}}`, NOOP_RATE);
+    for (const v of vus) keep(subMetric(METRICS.transactionDuration, { [TAGS.transaction]: t, [TAGS.vus]: v }));
+    keep(subMetric(METRICS.transactionFailed, { [TAGS.transaction]: t }), NOOP_RATE);
   }
   for (const n of apiNames) {
     keep(apiKey(n));
-    for (const v of vus) keep(`http_req_duration{name:${n},vus:${v}}`);
+    for (const v of vus) keep(subMetric(METRICS.httpDuration, { [TAGS.name]: n, [TAGS.vus]: v }));
   }
   for (const [key, rule] of extra) keep(key, rule);
   return out;

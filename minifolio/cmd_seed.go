@@ -27,6 +27,7 @@ func cmdSeed(args []string, out io.Writer) error {
 	textSeed := fs.Int64("seed", 1, "seed of the bibliographic text (titles, contributors, subjects, headings from the wamerican word list): same seed, same data")
 	force := fs.Bool("force", false, "drop the tenant if it exists and seed again")
 	quiet := fs.Bool("quiet", false, "no progress lines")
+	forceRemote := forceRemoteFlag(fs)
 	db := dbFlag(fs)
 	if err := parse(fs, args); err != nil {
 		return err
@@ -52,7 +53,12 @@ func cmdSeed(args []string, out io.Writer) error {
 	}
 	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGINT, syscall.SIGTERM)
 	defer stop()
-	pool, err := openDB(ctx, dsn, 4) // parallel COPY and index builds
+	op := opSeed
+	if *force {
+		op = opSeedForce
+	}
+	g := guard{cmd: "seed", tenant: *tenant, op: op, forceRemote: *forceRemote}
+	pool, err := g.open(ctx, dsn, 4) // parallel COPY and index builds
 	if err != nil {
 		return err
 	}
@@ -60,7 +66,7 @@ func cmdSeed(args []string, out io.Writer) error {
 	res, err := seed.Run(ctx, pool, o)
 	switch {
 	case errors.Is(err, seed.ErrExists):
-		return fail(fmt.Sprintf("tenant %s exists but was not created by minifolio seed", *tenant), "add --force to drop it and seed again")
+		return fail(fmt.Sprintf("tenant %s has the schemas of a minifolio seed that did not finish", *tenant), "add --force to drop them and seed again")
 	case errors.Is(err, seed.ErrNoDict):
 		return fail(err.Error(), "apt-get install wamerican (make deps installs it)")
 	case errors.Is(err, context.Canceled):
@@ -94,16 +100,20 @@ func cmdReset(args []string, out io.Writer) error {
 	fs := newFlags("reset")
 	tenant := fs.String("tenant", "fs09000000", "tenant id")
 	keep := fs.Bool("keep-events", false, "keep the patron-block events of the truncated loans, as PTF's restore SQL does (the history then grows with every run)")
+	forceRemote := forceRemoteFlag(fs)
 	db := dbFlag(fs)
 	if err := parse(fs, args); err != nil {
 		return err
+	}
+	if !storage.ValidTenant(*tenant) {
+		return fail(fmt.Sprintf("invalid --tenant %q", *tenant), "letters, digits and _, starting with a letter, at most 31")
 	}
 	dsn, err := dbURL(*db)
 	if err != nil {
 		return err
 	}
 	ctx := context.Background()
-	pool, err := openDB(ctx, dsn, 2)
+	pool, err := guard{cmd: "reset", tenant: *tenant, op: opReset, forceRemote: *forceRemote}.open(ctx, dsn, 2)
 	if err != nil {
 		return err
 	}
@@ -119,7 +129,8 @@ func cmdReset(args []string, out io.Writer) error {
 
 func cmdDrop(args []string, out io.Writer) error {
 	fs := newFlags("drop")
-	tenant := fs.String("tenant", "", "tenant id to delete with all its schemas (required)")
+	tenant := fs.String("tenant", "", "tenant id to delete with all its schemas (required; only a tenant minifolio seeded)")
+	forceRemote := forceRemoteFlag(fs)
 	db := dbFlag(fs)
 	if err := parse(fs, args); err != nil {
 		return err
@@ -132,7 +143,7 @@ func cmdDrop(args []string, out io.Writer) error {
 		return err
 	}
 	ctx := context.Background()
-	pool, err := openDB(ctx, dsn, 1)
+	pool, err := guard{cmd: "drop", tenant: *tenant, op: opDrop, forceRemote: *forceRemote}.open(ctx, dsn, 1)
 	if err != nil {
 		return err
 	}

@@ -206,7 +206,7 @@ func serveGateway(ctx context.Context, dsn, host string, port int, ttl time.Dura
 		return fail(fmt.Sprintf("okapi cannot listen on %s (%v)", net.JoinHostPort(host, fmt.Sprint(port)), errors.Unwrap(err)), "free the port or pass another --port / --host")
 	}
 	srv := &http.Server{Handler: gw, ReadHeaderTimeout: 10 * time.Second, IdleTimeout: 120 * time.Second,
-		MaxHeaderBytes: 64 << 10}
+		MaxHeaderBytes: okapi.MaxHeaderBytes}
 	done := make(chan error, 1)
 	go func() { done <- srv.Serve(ln) }()
 	slog.Info("okapi started", "addr", ln.Addr().String(), "token_ttl", ttl.String())

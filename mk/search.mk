@@ -5,7 +5,7 @@
 # wamerican word list whenever the generator changes.
 SEARCH_DATA := $(CURDIR)/data/search
 search-data: $(SEARCH_DATA)/.generated ## write the search workflow's query files (data/search/, PTF's CSV shapes) from the wamerican word list
-$(SEARCH_DATA)/.generated: $(CURDIR)/lib/search-data.js $(CURDIR)/tools/search-data.mjs
+$(SEARCH_DATA)/.generated: $(CURDIR)/lib/search/data.js $(CURDIR)/tools/search-data.mjs
 	@node $(CURDIR)/tools/search-data.mjs --out $(SEARCH_DATA)
 	@touch $@
 

@@ -18,8 +18,8 @@
 // or simply: make run PROFILE=smoke
 //
 // Where it lives: lib/workflows/cico.js (profiles, settings, thresholds inputs, report module),
-// lib/k6/cico.js (setup, iteration, teardown, handleSummary), lib/transactions.js (the call
-// sequences), lib/folio.js (each call and its rule), lib/summary.js (the tables), the runner
+// lib/k6/cico.js (setup, iteration, teardown, handleSummary), lib/cico/transactions.js (the call
+// sequences), lib/cico/api.js (each call and its rule), lib/cico/summary.js (the tables), the runner
 // lib/k6/run.js, the client lib/k6/folio.js.
 
 import { loadRun } from '../lib/k6/run.js';

@@ -17,9 +17,9 @@
 // holds the report tables.
 //
 // Where it lives: lib/workflows/search.js (profiles, settings, phases, sub-metrics, reindex
-// scenarios), lib/k6/search.js (setup, iteration, reindex, handleSummary), lib/search-templates.js
-// (the 46 templates), lib/search-data.js (query files; generator tools/search-data.mjs),
-// lib/reindex.js (reindex APIs and progress), lib/search-summary.js (the tables), lib/metrics.js
+// scenarios), lib/k6/search.js (setup, iteration, reindex, handleSummary), lib/search/templates.js
+// (the 46 templates), lib/search/data.js (query files; generator tools/search-data.mjs),
+// lib/search/reindex.js (reindex APIs and progress), lib/search/summary.js (the tables), lib/metrics.js
 // (metric and tag names), the runner lib/k6/run.js, the client lib/k6/folio.js.
 //
 // Run (from the repository root; a real reindex is disruptive: REINDEX_TENANT is never implied):

@@ -365,7 +365,7 @@ keycloak_start() {
 keycloak_stop() { stop_pid keycloak "$run_dir/keycloak.pid" "$keycloak_dir/home/bin/"; }
 
 # ----------------------------------------------------------------- minifolio
-# Started by tools/run.sh, not by `up`, but it lives on this stack's database and
+# Started by folio-perf run, not by `up`, but it lives on this stack's database and
 # keeps its pid files under $FP_STACK_DIR/minifolio: `down` and `clean` stop it
 # first (through those pid files), so it is never left orphaned or talking to a
 # stopped PostgreSQL.

@@ -11,18 +11,19 @@
 # which only minifolio's Eureka profiles need. `down` and `clean` always stop
 # both, and `status` lists each once it has been started.
 #
-# Settings (environment, all optional):
+# Settings (environment, all optional; the defaults of the FP_*_PORT and the
+# password are in defaults.env, read through tools/defaults.sh):
 #   FP_STACK_DIR        state, logs and pid files         (default <repo>/.stack)
-#   FP_PG_PORT          PostgreSQL port                    (default 55432)
-#   FP_INFLUX_PORT      InfluxDB HTTP port                 (default 58086)
-#   FP_INFLUX_RPC_PORT  InfluxDB backup/RPC port           (default 58088)
-#   FP_TELEGRAF_PORT    Telegraf health endpoint port      (default 58093)
-#   FP_OPENSEARCH_PORT  OpenSearch HTTP port               (default 59199)
+#   FP_PG_PORT          PostgreSQL port
+#   FP_INFLUX_PORT      InfluxDB HTTP port
+#   FP_INFLUX_RPC_PORT  InfluxDB backup/RPC port
+#   FP_TELEGRAF_PORT    Telegraf health endpoint port
+#   FP_OPENSEARCH_PORT  OpenSearch HTTP port
 #   FP_OPENSEARCH_HEAP  OpenSearch's JVM heap              (default 512m)
-#   FP_KEYCLOAK_PORT    Keycloak HTTP port                 (default 58180)
-#   FP_KEYCLOAK_VERSION Keycloak release (make keycloak)   (default 26.1.3)
-#   FP_KEYCLOAK_ADMIN_PASSWORD  Keycloak's master admin    (default local-only value)
-#   FOLIO_DB_PASSWORD   password of the `folio` superuser  (default "folio", local only)
+#   FP_KEYCLOAK_PORT    Keycloak HTTP port
+#   FP_KEYCLOAK_VERSION Keycloak release (make keycloak)
+#   FP_KEYCLOAK_ADMIN_PASSWORD  Keycloak's master admin    (local only)
+#   FOLIO_DB_PASSWORD   password of the `folio` superuser  (local only)
 set -euo pipefail
 
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)

@@ -7,7 +7,9 @@
 // function that opens paths relative to the repository root.
 
 import { envFileName, parseEnvFile, resolveConfig } from '../config.js';
+import { defaultsLookup } from '../defaults.js';
 import { buildProfile } from '../profiles.js';
+import { makeTestId, validTestId } from '../testid.js';
 
 // One line, no stack trace: k6 prints a thrown string as the error, and exits non-zero (107).
 export function fatal(e) {
@@ -41,7 +43,9 @@ export function loadRun({ read, env, workflow, vu = 0, load = (path) => require(
   try {
     const wf = workflow;
     const where = envFileName(env.K6_ENV);
-    const cfg = resolveConfig(parseEnvFile(readFile(read, where.file, 'environment file', `create ${where.file} (copy env/folio.example.json) or set K6_ENV to one of the files in env/`), where.file), env, where, wf.config);
+    const text = readFile(read, where.file, 'environment file', `create ${where.file} (copy env/folio.example.json) or set K6_ENV to one of the files in env/`);
+    const lookup = defaultsLookup(env, (f) => readFile(read, f, 'defaults file', `restore ${f} from the repository`));
+    const cfg = resolveConfig(parseEnvFile(text, where.file, lookup), env, where, wf.config);
     const profile = buildProfile(env.PROFILE, { vus: env.VUS, duration: env.DURATION }, { profiles: wf.profiles, phases: typeof wf.phases === 'function' ? wf.phases(env) : wf.phases, startMs: wf.warmupMs ? wf.warmupMs(env) : 0 });
     const run = { cfg, profile, workflow: wf.name, ...wf.settings(env, profile, cfg) };
     if (wf.scenarios) run.extraScenarios = wf.scenarios(run);
@@ -76,15 +80,15 @@ function planRun(wf, run, read, env, load) {
 
   let testid = env.TESTID;
   if (testid !== undefined && testid !== '') {
-    if (!report.validTestId(testid)) throw new Error(`TESTID "${testid}" is not a test id; fix: use letters, digits, . _ - (e.g. ${workflow}-20261122T030000Z-lotus)`);
+    if (!validTestId(testid)) throw new Error(`TESTID "${testid}" is not a test id; fix: use letters, digits, . _ - (e.g. ${workflow}-20261122T030000Z-lotus)`);
   } else {
-    testid = report.makeTestId(workflow, cfg.release);
+    testid = makeTestId(workflow, cfg.release);
   }
 
   // k6 cannot create directories, and handleSummary's files fail if results/<testid>/ is missing:
   // `make run` creates it; a direct run is told how (see handleSummary).
   // One runner of a split run (INSTANCE) writes its summary beside the others', under runners/<i>/;
-  // tools/run-runners.sh merges them into results/<testid>/summary.json.
+  // folio-perf run (tools/run/k6.mjs) merges them into results/<testid>/summary.json.
   const resultsDir = env.INSTANCE ? `results/${testid}/runners/${env.INSTANCE}` : `results/${testid}`;
   const resultsDirExists = env.TESTID ? isDirectory(read, resultsDir) : false;
 

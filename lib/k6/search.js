@@ -13,9 +13,9 @@ import { makeHandleSummary } from './summary-out.js';
 import { makeClient, failureLog } from './folio.js';
 import { send } from './http.js';
 import { fatal } from './run.js';
-import { TEMPLATES, searchRequest } from '../search-templates.js';
-import { FILES, parseRows, valuesAt } from '../search-data.js';
-import { CURRENT, LEGACY, currentProgress, legacyProgress } from '../reindex.js';
+import { TEMPLATES, searchRequest } from '../search/templates.js';
+import { FILES, parseRows, valuesAt } from '../search/data.js';
+import { CURRENT, LEGACY, currentProgress, legacyProgress } from '../search/reindex.js';
 import { METRICS, SEARCH_SLOW_MS } from '../metrics.js';
 import { parseJson, errorDetail } from '../folio.js';
 

@@ -2,12 +2,13 @@
 // settings it reads beside the common ones, what its thresholds section needs, its report module
 // and its one-line description. Pure. Its k6 lifecycle is lib/k6/cico.js.
 
-import { PROFILES } from '../profiles.js';
-import { parseThink, parseDistribution, CHECK_IN, CHECK_OUT } from '../transactions.js';
-import { vuSlots } from '../data.js';
-import { CICO_API_NAMES } from '../folio.js';
+import { PROFILES } from '../cico/profiles.js';
+import { parseDistribution, CHECK_IN, CHECK_OUT } from '../cico/transactions.js';
+import { vuSlots } from '../cico/data.js';
+import { CICO_API_NAMES } from '../cico/api.js';
+import { parseThink } from '../think.js';
 import { describeConfig } from '../config.js';
-import { parseFlag } from './settings.js';
+import { parseFlag } from '../settings.js';
 
 // Items per VU and pool: enough for a VU never to run dry (items cycle back on check-in) while
 // keeping the test-data query small.
@@ -20,13 +21,15 @@ function parsePerVu(v) {
 
 export const cico = {
   name: 'cico',
+  // The entry script, relative to the repository (tools/workflows.mjs finds it here).
+  script: 'scripts/check-in-check-out.js',
   profiles: PROFILES,
   phases: null,
   // resolveConfig's options: CICO loads test data (DATA=db or csv:<dir>).
   config: {},
   baselines: true,
   // Loaded by VU 0 only, relative to lib/k6/run.js (see planRun there).
-  report: '../summary.js',
+  report: '../cico/summary.js',
 
   settings(env, profile) {
     return {

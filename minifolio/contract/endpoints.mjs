@@ -2,7 +2,7 @@
 // module versions of each release minifolio's profiles play.
 // tools/contract-schemas.mjs copies the schemas from the modules' repositories into schemas/;
 // tests/e2e/contract.test.mjs validates minifolio's answers against them. `name` is the request's
-// name in lib/folio.js (method and templated path); `status` the answer that carries the schema (a
+// name in lib/cico/api.js (method and templated path); `status` the answer that carries the schema (a
 // name may have one schema per status).
 // The endpoints and the schema of each, by module; the tags come per release below.
 const ENDPOINTS = {

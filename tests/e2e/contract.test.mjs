@@ -11,8 +11,8 @@ import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { env, bin, run, waitFor } from './helpers.mjs';
-import { checkOut, checkIn } from '../../lib/transactions.js';
-import { CICO_API_NAMES } from '../../lib/folio.js';
+import { checkOut, checkIn } from '../../lib/cico/transactions.js';
+import { CICO_API_NAMES } from '../../lib/cico/api.js';
 import { contract } from '../../minifolio/contract/validate.mjs';
 import { CONTRACT_RELEASES, CONTRACT_UNCOVERED } from '../../minifolio/contract/endpoints.mjs';
 
@@ -24,7 +24,7 @@ const port = () => Number(env('FP_MINIFOLIO_PORT')) + 50; // apart from the stac
 const base = () => `http://127.0.0.1:${port()}`;
 const dbEnv = () => ({ MINIFOLIO_DB: env('FP_PG_DSN') });
 
-// One HTTP exchange through curl, synchronously (lib/transactions.js drives a synchronous client,
+// One HTTP exchange through curl, synchronously (lib/cico/transactions.js drives a synchronous client,
 // as k6 does). Returns { status, body, headers } with the header block as sent.
 function http(method, url, { headers = {}, body = null } = {}) {
   const bodyFile = join(tmp, 'body');
@@ -45,7 +45,7 @@ function folioOwnDeviation(name, problem) {
   return name === 'POST /circulation/check-in-by-barcode' && problem === '/item must NOT have additional properties: callNumberComponents';
 }
 
-// The client lib/transactions.js expects, recording every answer and its validation in seen.
+// The client lib/cico/transactions.js expects, recording every answer and its validation in seen.
 function client(token, checker, seen) {
   return {
     call(req) {

@@ -1,18 +1,19 @@
 // The report's database and longevity sections on a real run: a short CICO run under minifolio's
-// `missing-index` profile (tools/run.sh snapshots pg_stat_statements and the module logs' line
+// `missing-index` profile (folio-perf run snapshots pg_stat_statements and the module logs' line
 // counts around k6), then the report. Its without-index table shows the profile's mechanism
 // (mod-circulation-storage logs RMB's line for the dropped loan.userId index), its statement
 // counts agree with the run's transactions, its connections and per-period response times with
 // InfluxDB, and --module-logs (the real-FOLIO path, lines dated in the run's window) agrees with
 // the snapshots. Then one run under each of two more profiles, each showing its mechanism: `leak`
 // (a positive RSS trend and the leak verdict for mod-circulation alone) and `juniper-patron-blocks`
-// (the automated-patron-blocks API in the slow-API table).
+// (the automated-patron-blocks API takes most of check-out's time and is many times the other
+// GETs, both ratios within the run: the machine's speed moves both sides alike).
 import { test, before, after, describe } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { repo, env, influxQuery, run, mdTable, sql, folioPerf as cli } from './helpers.mjs';
-import { poolQueries } from '../../lib/data.js';
+import { poolQueries } from '../../lib/cico/data.js';
 
 const testid = `e2e-report-mech-${Date.now()}`;
 const dir = join(repo, 'results', testid);
@@ -22,7 +23,7 @@ let md;
 
 
 before(() => {
-  const r = run(join(repo, 'tools', 'run.sh'), [], {
+  const r = run(process.execPath, [join(repo, 'tools', 'folio-perf.mjs'), 'run'], {
     env: { PROFILE: 'smoke', VUS: '2', DURATION: '30s', MINIFOLIO_PROFILE: 'missing-index', TESTID: testid, SEED_ITEMS: '3000', SEED_USERS: '100', SEED_LOANS: '100' },
     timeoutMs: 300_000,
   });
@@ -124,7 +125,7 @@ test('longevity: a run under 3 hours is cut in thirds; each third\'s average is 
 // profile may fail the thresholds (k6's 99), which is the gate doing its job; the run is complete.
 function profileRun(profile, vars, okExits = [0]) {
   const id = `${testid}-${profile}`;
-  const r = run(join(repo, 'tools', 'run.sh'), [], { env: { PROFILE: 'smoke', VUS: '2', MINIFOLIO_PROFILE: profile, TESTID: id, ...vars }, timeoutMs: 400_000 });
+  const r = run(process.execPath, [join(repo, 'tools', 'folio-perf.mjs'), 'run'], { env: { PROFILE: 'smoke', VUS: '2', MINIFOLIO_PROFILE: profile, TESTID: id, ...vars }, timeoutMs: 400_000 });
   assert.ok(okExits.includes(r.status), `exit ${r.status}\n${r.stdout}${r.stderr}`);
   const rep = cli(['report', id]);
   assert.equal(rep.status, 0, rep.stdout + rep.stderr);
@@ -186,9 +187,12 @@ describe('juniper-patron-blocks: the automated-patron-blocks API re-reads the pa
   // by whichever suite ran first. So the history is written here, for exactly the patrons the run
   // draws (the first VUS x POOL_PER_VU of the pool query), in the seed's event shape, and removed
   // afterwards (`reset` keeps it: its loans are not in the loan table). 10,000 events per patron,
-  // the profile's LIMIT, make the API's p75 exceed 100 ms at 2 users (1,500 do only at 8).
+  // the profile's LIMIT. Whether the API's p75 crosses the report's 100 ms line depends on the
+  // machine (under 100 ms on a quiet one, several hundred on a busy one), so the mechanism is shown
+  // by ratios measured within this one run, never by that line.
   const EVENTS = 10_000;
   const PATRONS = 10; // VUS 2 x POOL_PER_VU 5
+  const BLOCKS = 'GET /automated-patron-blocks/{id}';
   const tenant = 'fs09000000';
   const tables = ['item_checked_out_event', 'item_checked_in_event'].map((t) => `${tenant}_mod_patron_blocks.${t}`);
   const forget = () => tables.forEach((t) => sql(`DELETE FROM ${t} WHERE jsonb ? 'e2eHistory'`));
@@ -213,13 +217,42 @@ describe('juniper-patron-blocks: the automated-patron-blocks API re-reads the pa
     rmSync(join(repo, 'results', `${testid}-juniper-patron-blocks`), { recursive: true, force: true });
   });
 
-  test('the slow-API table holds GET /automated-patron-blocks/{id} at 2 users, with summary.json\'s p75', () => {
-    const { rows } = mdTable(juniper.md, 'Slow APIs');
-    const row = rows.find((r) => r[0] === 'GET /automated-patron-blocks/{id}' && r[1] === '2');
-    assert.ok(row, `the automated-blocks API is slow: ${JSON.stringify(rows)}`);
-    assert.ok(Number(row[2]) > 100, row.join(' | '));
-    console.log(`juniper: ${row.join(' | ')}`);
-    const s = juniper.summary.tables.slowApis.find((r) => r.name === 'GET /automated-patron-blocks/{id}' && r.vus === 2);
-    assert.equal(row[2], s.p75.toFixed(1));
+  // The step at 2 users from the run's raw samples (what the report reads): per value of `tag`,
+  // the sum, count and p75 of `measurement`.
+  async function step(measurement, tag) {
+    const series = await influxQuery(`SELECT sum("value"), count("value"), percentile("value", 75) FROM "${measurement}"
+      WHERE "testid" = '${juniper.id}' AND "vus" = '2' GROUP BY "${tag}"`);
+    return new Map(series.map((s) => [s.tags[tag], { sum: s.values[0][1], count: s.values[0][2], p75: s.values[0][3] }]));
+  }
+
+  test('the patron-block call is most of check-out\'s time and many times the other GETs (ratios within the run)', async () => {
+    const apis = await step('http_req_duration', 'name');
+    const checkout = (await step('transaction_duration', 'transaction')).get('check-out');
+    const blocks = apis.get(BLOCKS);
+    assert.ok(blocks && checkout, `samples of ${BLOCKS} and check-out at 2 users: ${[...apis.keys()].join(', ')}`);
+    // Its share of the check-out transactions' time (the UI calls it before the POST, which calls
+    // it once more inside mod-circulation: that third read is the POST's, not counted here). With a
+    // short history it is a few per cent: a lookup among a dozen calls of the same size.
+    const share = blocks.sum / checkout.sum;
+    // Against the check-out's and check-in's other GETs, each a lookup on an index: their median p75.
+    const others = [...apis].filter(([n]) => n.startsWith('GET ') && n !== BLOCKS).map(([, v]) => v.p75).sort((a, b) => a - b);
+    const typical = others[Math.floor(others.length / 2)];
+    const line = `${BLOCKS}: p75 ${blocks.p75.toFixed(1)} ms, ${(100 * share).toFixed(0)} % of check-out's time; `
+      + `the other ${others.length} GETs' median p75 ${typical.toFixed(1)} ms (${(blocks.p75 / typical).toFixed(0)}x)`;
+    console.log(`juniper: ${line}`);
+    assert.ok(share > 1 / 3, `more than a third of check-out's time: ${line}`);
+    assert.ok(blocks.p75 > 10 * typical, `over 10 times a typical GET: ${line}`);
+  });
+
+  test('the slow-API table holds the call exactly when its p75 is over the line, with summary.json\'s p75', () => {
+    const { caption, rows } = mdTable(juniper.md, 'Slow APIs');
+    const line = Number(/p75 > (\d+) ms/.exec(caption)[1]);
+    const p75 = juniper.summary.k6.metrics[`http_req_duration{name:${BLOCKS},vus:2}`].values['p(75)'];
+    const row = rows.find((r) => r[0] === BLOCKS && r[1] === '2');
+    const listed = juniper.summary.tables.slowApis.some((r) => r.name === BLOCKS && r.vus === 2);
+    console.log(`juniper: k6's p75 ${p75.toFixed(1)} ms, line ${line} ms, ${row ? 'in' : 'not in'} the slow-API table`);
+    assert.equal(Boolean(row), p75 > line, JSON.stringify(rows));
+    assert.equal(listed, p75 > line, 'summary.json tables.slowApis agrees');
+    if (row) assert.equal(row[2], p75.toFixed(1), row.join(' | '));
   });
 });

@@ -3,8 +3,11 @@ import assert from 'node:assert/strict';
 import {
   partition, parseCsvColumn, poolQueries, vuSlots, checkPools, vuPool, VuPool, placeAfterFailure, vuShare, runItemBarcodes,
   leftoverQueries, teardownSettleMs, RECHECK_BASE_MS, RECHECK_MAX_MS,
-} from '../../lib/data.js';
-import { buildProfile } from '../../lib/profiles.js';
+} from '../../lib/cico/data.js';
+import { buildProfile as build } from '../../lib/profiles.js';
+import { PROFILES } from '../../lib/cico/profiles.js';
+
+const buildProfile = (name, overrides = {}) => build(name, overrides, { profiles: PROFILES });
 
 const range = (n) => Array.from({ length: n }, (_, i) => `b${i}`);
 

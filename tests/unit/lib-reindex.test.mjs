@@ -1,7 +1,7 @@
 // What a reindex progress answer means, for both generations of mod-search's reindex.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { currentProgress, legacyProgress } from '../../lib/reindex.js';
+import { currentProgress, legacyProgress } from '../../lib/search/reindex.js';
 
 const st = (...pairs) => pairs.map(([entityType, status]) => ({ entityType, status }));
 

@@ -5,11 +5,11 @@ import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { loadRun as loadRunK6 } from '../../lib/k6/run.js';
 import * as thresholds from '../../lib/thresholds.js';
-import * as summary from '../../lib/summary.js';
+import * as summary from '../../lib/cico/summary.js';
 import { cico } from '../../lib/workflows/cico.js';
 
 // In k6, VU 0 loads these two through require(); here they come from the imports above.
-const vuZeroModules = { '../thresholds.js': thresholds, '../summary.js': summary };
+const vuZeroModules = { '../thresholds.js': thresholds, '../cico/summary.js': summary };
 const loadRun = (p) => loadRunK6({ load: (path) => vuZeroModules[path], ...p });
 
 const root = new URL('../../', import.meta.url);
@@ -97,7 +97,7 @@ test("a load VU's own init (vu >= 1) gets what an iteration needs, and never loa
   // VU 0 loads both, once each.
   const zero = [];
   loadRunK6({ read, env, workflow: cico, load: (path) => (zero.push(path), vuZeroModules[path]) });
-  assert.deepEqual(zero, ['../thresholds.js', '../summary.js']);
+  assert.deepEqual(zero, ['../thresholds.js', '../cico/summary.js']);
 });
 
 test('INSTANCE: one runner of a split run tags its samples instance=<name>; a bad name is refused', () => {

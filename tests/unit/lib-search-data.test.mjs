@@ -2,7 +2,7 @@
 // per iteration.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { vocabulary, generateFiles, parseRows, valuesAt, term, FILES, FILE_NAMES, CQL_RESERVED, LANGUAGES, prng } from '../../lib/search-data.js';
+import { vocabulary, generateFiles, parseRows, valuesAt, term, FILES, FILE_NAMES, CQL_RESERVED, LANGUAGES, prng } from '../../lib/search/data.js';
 
 const words = Array.from({ length: 300 }, (_, i) => `w${String.fromCharCode(97 + (i % 26))}${String.fromCharCode(97 + Math.floor(i / 26))}x`.replace(/\d/g, 'q'));
 

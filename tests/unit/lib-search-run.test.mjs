@@ -6,12 +6,12 @@ import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { loadRun as loadRunK6 } from '../../lib/k6/run.js';
 import * as thresholds from '../../lib/thresholds.js';
-import * as report from '../../lib/search-summary.js';
+import * as report from '../../lib/search/summary.js';
 import { search } from '../../lib/workflows/search.js';
 import { cico } from '../../lib/workflows/cico.js';
-import { TEMPLATE_NAMES } from '../../lib/search-templates.js';
+import { TEMPLATE_NAMES } from '../../lib/search/templates.js';
 
-const modules = { '../thresholds.js': thresholds, '../search-summary.js': report };
+const modules = { '../thresholds.js': thresholds, '../search/summary.js': report };
 const root = new URL('../../', import.meta.url);
 const read = (p) => readFileSync(p.startsWith('/') ? p : new URL(p, root), 'utf8');
 const env = { FOLIO_PASSWORD: 'admin', TESTID: 'search-test-1' };
@@ -98,7 +98,7 @@ test('bad settings stop the script in init with one line (cause, fix)', () => {
 test('the search workflow needs no database settings, CICO still does', () => {
   assert.doesNotThrow(() => loadRun({ FOLIO_DB_PASSWORD: '' }));
   assert.throws(
-    () => loadRunK6({ read, env: { FOLIO_PASSWORD: 'admin' }, workflow: cico, load: (p) => ({ '../thresholds.js': thresholds, '../summary.js': {} })[p] }),
+    () => loadRunK6({ read, env: { FOLIO_PASSWORD: 'admin' }, workflow: cico, load: (p) => ({ '../thresholds.js': thresholds, '../cico/summary.js': {} })[p] }),
     /FOLIO_DB_PASSWORD is not set/,
   );
 });

@@ -3,8 +3,8 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
-import { searchTables, phaseComparison, reindexTable, renderText, summaryDocument } from '../../lib/search-summary.js';
-import { TEMPLATES } from '../../lib/search-templates.js';
+import { searchTables, phaseComparison, reindexTable, renderText, summaryDocument } from '../../lib/search/summary.js';
+import { TEMPLATES } from '../../lib/search/templates.js';
 
 // Recorded from a real k6 run (fixtures/record-search-summary.js, 1 user): per phase, every
 // iteration sends R twice, P (750 ms, so always over 700 ms) and W once; 3 iterations in the

@@ -2,7 +2,7 @@
 // sends (unquoted terms, limit=100, the right endpoint).
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { TEMPLATES, TEMPLATE_NAMES, searchRequest, LIMIT } from '../../lib/search-templates.js';
+import { TEMPLATES, TEMPLATE_NAMES, searchRequest, LIMIT } from '../../lib/search/templates.js';
 import { SEARCH_GROUPS, SEARCH_KINDS } from '../../lib/metrics.js';
 
 const values = {

@@ -1,8 +1,11 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { parseSegment, segmentPools, segmentSlots, inSegment, segmentPoint, fnv1a32 } from '../../lib/segments.js';
-import { vuShare, runItemBarcodes, vuSlots } from '../../lib/data.js';
-import { buildProfile } from '../../lib/profiles.js';
+import { vuShare, runItemBarcodes, vuSlots } from '../../lib/cico/data.js';
+import { buildProfile as build } from '../../lib/profiles.js';
+import { PROFILES } from '../../lib/cico/profiles.js';
+
+const buildProfile = (name, overrides = {}) => build(name, overrides, { profiles: PROFILES });
 
 const range = (n, p = 'b') => Array.from({ length: n }, (_, i) => `${p}${String(i).padStart(6, '0')}`);
 // The segments k6-operator and make run RUNNERS=N hand to N runners: (i-1)/N:i/N.

@@ -1,7 +1,9 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
-import { responseTimeTable, slowApiTable, thresholdResults, renderText, summaryDocument, makeTestId, validTestId, summaryPath } from '../../lib/summary.js';
+import { responseTimeTable, slowApiTable, renderText, summaryDocument, summaryPath } from '../../lib/cico/summary.js';
+import { thresholdResults } from '../../lib/summary.js';
+import { makeTestId, validTestId } from '../../lib/testid.js';
 
 // Recorded from a real k6 run (fixtures/record-k6-summary.js): check-out = (i+1)*100 ms*vus,
 // check-in = (i+1)*40 ms*vus except the first iteration of each scenario, which failed.

@@ -1,7 +1,8 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { checkOut, checkIn, parseThink, thinkMs, parseDistribution, selectTransaction, CHECK_IN, CHECK_OUT } from '../../lib/transactions.js';
-import { CICO_API_NAMES } from '../../lib/folio.js';
+import { checkOut, checkIn, parseDistribution, selectTransaction, CHECK_IN, CHECK_OUT } from '../../lib/cico/transactions.js';
+import { parseThink, thinkMs } from '../../lib/think.js';
+import { CICO_API_NAMES } from '../../lib/cico/api.js';
 
 const USER = '4f0e711c-d583-41e0-9555-b62f1725023f';
 const GROUP = '3684a786-6671-4268-8ed0-9db82ebca60b';

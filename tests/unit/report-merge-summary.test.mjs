@@ -4,7 +4,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { mergeGroups, mergeMetric, mergeData } from '../../tools/verdict/merge-summary.mjs';
-import { responseTimeTable } from '../../lib/summary.js';
+import { responseTimeTable } from '../../lib/cico/summary.js';
 
 const noTrend = async () => assert.fail('no Trend here');
 

@@ -43,7 +43,7 @@ export function periods(fromMs, toMs) {
  * The two growth bounds answer different run lengths. Per hour decides a long run: 5 %/h is the
  * 24-hour longevity test's scale (leak profile: about 0.6 GB in 24 h). Over the window decides a
  * short one, where a rate per hour extrapolates a few minutes: 13 minutes of constant load under
- * minifolio `fast` (README, make bench-leak) had the Go modules still creeping 1-4 MiB/h (3.5-11.7
+ * minifolio `fast` (docs/benchmarks.md, make bench-leak) had the Go modules still creeping 1-4 MiB/h (3.5-11.7
  * %/h, R² up to 0.95) after the first fifth, i.e. 0.6-2 % of their RSS over the window, where the
  * `leak` profile's mod-circulation rose 87 % (383 MiB/h).
  */

@@ -3,7 +3,7 @@
 // never leaves half a report behind.
 import { existsSync, readdirSync, readFileSync, statSync, writeFileSync, renameSync, mkdirSync, rmSync } from 'node:fs';
 import { join, dirname } from 'node:path';
-import { validTestId } from '../../lib/summary.js';
+import { validTestId } from '../../lib/testid.js';
 import { ReportError } from './errors.mjs';
 
 export function recentTestIds(resultsDir, n = 5) {

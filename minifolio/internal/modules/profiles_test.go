@@ -200,6 +200,34 @@ func TestMissingIndexProfileDropsAndRestoresIndexes(t *testing.T) {
 	}
 }
 
+// A tenant whose schemas minifolio did not create (another system's, as when
+// MINIFOLIO_DB points at a real FOLIO's database, whose RMB index names are
+// the same) keeps its indexes under missing-index: the profile only logs.
+func TestMissingIndexProfileLeavesForeignTenantsAlone(t *testing.T) {
+	pool, tenant, f := newTenant(t)
+	for _, s := range storage.TenantSchemas(tenant) {
+		if _, err := pool.Exec(t.Context(), "COMMENT ON SCHEMA "+s+" IS NULL"); err != nil {
+			t.Fatal(err)
+		}
+	}
+	var logs syncBuffer
+	old := slog.Default()
+	slog.SetDefault(slog.New(slog.NewTextHandler(&logs, nil)))
+	t.Cleanup(func() { slog.SetDefault(old) })
+	e := newEnv(t, pool, tenant, "missing-index")
+	if r := e.do("GET", "/circulation/loans?query="+q("userId=="+f.users["u-005"])+"&limit=1", nil); r.status != 200 {
+		t.Fatalf("loans: %d %s", r.status, r.body)
+	}
+	var n int
+	if err := pool.QueryRow(t.Context(), `SELECT count(*) FROM pg_indexes WHERE schemaname = $1 AND indexname IN ('loan_userid_idx', 'request_requesterid_idx')`,
+		tenant+"_mod_circulation_storage").Scan(&n); err != nil || n != 2 {
+		t.Fatalf("missing-index dropped indexes of a tenant minifolio did not make: %d of 2 left (%v)", n, err)
+	}
+	if !strings.Contains(logs.String(), "indexes left alone: the tenant was not made by minifolio") {
+		t.Errorf("no warning that the profile's indexes were not applied; logs:\n%s", logs.String())
+	}
+}
+
 // leak: every request leaves bytesPerRequest behind in mod-circulation and
 // is scanned by every later request; fast retains nothing.
 func TestLeakProfileRetainsMemoryPerRequest(t *testing.T) {

@@ -262,6 +262,19 @@ func (p *indexProfile) apply(ctx context.Context, tenant string) error {
 	if p.done[tenant] {
 		return nil
 	}
+	// DROP/CREATE INDEX only on a tenant minifolio made: a module pointed
+	// at another system's database (a real FOLIO's tenant, whose RMB index
+	// names are the same) must not change its indexes.
+	own, err := storage.ReadOwnership(ctx, p.db, tenant)
+	if err != nil {
+		return err
+	}
+	if !own.Ours() {
+		slog.Warn("profile "+p.prof.Name+": indexes left alone: the tenant was not made by minifolio", "module", p.module, "tenant", tenant)
+		p.done[tenant] = true
+		p.seen.Store(tenant, true)
+		return nil
+	}
 	m, _ := catalog.ByName(p.module)
 	if err := storage.EnsureModuleTables(ctx, p.db, tenant, m.Schema); err != nil {
 		return err

@@ -49,6 +49,12 @@ type Config struct {
 	ModuleIDs []string
 }
 
+// MaxHeaderBytes bounds a request's line and headers at the gateway (the
+// okapi process's http.Server): a longer one is refused with 431, so a
+// module that builds a query URL from a list of ids must split the list
+// (mod-circulation sends 50 ids per query).
+const MaxHeaderBytes = 64 << 10
+
 // Gateway is the http.Handler of the okapi process.
 type Gateway struct {
 	cfg     Config

@@ -2,6 +2,7 @@ package storage
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"strings"
 
@@ -36,15 +37,44 @@ var globalDDL = []string{
 func TableDDL(tenant string) []string {
 	var out []string
 	for _, s := range Schemas() {
-		out = append(out, "CREATE SCHEMA IF NOT EXISTS "+SchemaName(tenant, s))
+		out = append(out, createSchemaSQL(SchemaName(tenant, s)))
 	}
 	for _, t := range Tables {
 		out = append(out, tableDDL(tenant, t)...)
 	}
 	auth := SchemaName(tenant, "mod_authtoken")
-	out = append(out, "CREATE SCHEMA IF NOT EXISTS "+auth,
+	out = append(out, createSchemaSQL(auth),
 		"CREATE TABLE IF NOT EXISTS "+RefreshTokensTable(tenant)+
 			" (id uuid PRIMARY KEY, user_id uuid NOT NULL, is_revoked boolean NOT NULL DEFAULT false, expires_at bigint NOT NULL)")
+	return out
+}
+
+// SchemaComment marks a schema minifolio created: the CLI drops or
+// re-seeds an unregistered tenant's schemas only when every one carries it
+// (the debris of a seed killed before it registered the tenant), never a
+// schema some other program (a real FOLIO's module) made.
+const SchemaComment = "created by minifolio"
+
+// createSchemaSQL creates a schema and marks it as minifolio's, but only
+// when it does not exist yet: an existing schema keeps its owner's comment,
+// so minifolio never claims what it did not create.
+func createSchemaSQL(schema string) string {
+	return `DO $do$ BEGIN
+  IF NOT EXISTS (SELECT 1 FROM pg_namespace WHERE nspname = '` + schema + `') THEN
+    CREATE SCHEMA ` + schema + `;
+    COMMENT ON SCHEMA ` + schema + ` IS '` + SchemaComment + `';
+  END IF;
+EXCEPTION WHEN duplicate_schema OR unique_violation THEN NULL;
+END $do$`
+}
+
+// TenantSchemas are the schemas of a tenant (every module's and
+// mod-authtoken's): what DropTenant drops.
+func TenantSchemas(tenant string) []string {
+	var out []string
+	for _, s := range append(Schemas(), "mod_authtoken") {
+		out = append(out, SchemaName(tenant, s))
+	}
 	return out
 }
 
@@ -218,9 +248,8 @@ func DropTenant(ctx context.Context, db DB, tenant string) error {
 	if !ValidTenant(tenant) {
 		return fmt.Errorf("invalid tenant id %q", tenant)
 	}
-	schemas := append(Schemas(), "mod_authtoken")
-	for _, s := range schemas {
-		if _, err := db.Exec(ctx, "DROP SCHEMA IF EXISTS "+SchemaName(tenant, s)+" CASCADE"); err != nil {
+	for _, s := range TenantSchemas(tenant) {
+		if _, err := db.Exec(ctx, "DROP SCHEMA IF EXISTS "+s+" CASCADE"); err != nil {
 			return err
 		}
 	}
@@ -241,6 +270,50 @@ func Tenants(ctx context.Context, db DB) ([]string, error) {
 		return nil, err
 	}
 	return pgx.CollectRows(rows, pgx.RowTo[string])
+}
+
+// Ownership is what a database holds of a tenant and who made it, read
+// without changing anything (no table is created to answer).
+type Ownership struct {
+	Registered bool     // a row in okapi.tenants
+	Seeded     bool     // that row carries the marker a finished minifolio seed writes
+	Schemas    []string // the tenant's schemas that exist
+	Foreign    []string // of those, the ones minifolio did not create
+}
+
+// Ours: minifolio made this tenant: a seed finished it, or minifolio
+// created every schema of it that exists (a tenant of the tests, or the
+// debris of a seed killed before it registered the tenant).
+func (o Ownership) Ours() bool {
+	return o.Seeded || (len(o.Schemas) > 0 && len(o.Foreign) == 0)
+}
+
+// ReadOwnership reads a tenant's Ownership.
+func ReadOwnership(ctx context.Context, db DB, tenant string) (Ownership, error) {
+	var o Ownership
+	err := db.QueryRow(ctx, `SELECT true, coalesce(jsonb_typeof(jsonb->'seeded') = 'object', false) FROM okapi.tenants WHERE id = $1`,
+		tenant).Scan(&o.Registered, &o.Seeded)
+	if err != nil && !errors.Is(err, pgx.ErrNoRows) && !IsUndefinedTable(err) {
+		return o, err
+	}
+	rows, err := db.Query(ctx, `SELECT nspname, coalesce(obj_description(oid, 'pg_namespace'), '') = $2
+		FROM pg_namespace WHERE nspname = ANY($1) ORDER BY nspname`, TenantSchemas(tenant), SchemaComment)
+	if err != nil {
+		return o, err
+	}
+	defer rows.Close()
+	for rows.Next() {
+		var name string
+		var ours bool
+		if err := rows.Scan(&name, &ours); err != nil {
+			return o, err
+		}
+		o.Schemas = append(o.Schemas, name)
+		if !ours {
+			o.Foreign = append(o.Foreign, name)
+		}
+	}
+	return o, rows.Err()
 }
 
 // EnsureModuleTables creates the tables (and their indexes) of one module
