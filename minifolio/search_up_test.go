@@ -48,7 +48,7 @@ func TestUpWithOpenSearch(t *testing.T) {
 	base := freeBase(t)
 	runDir := t.TempDir()
 	r := runBin(t, bin, env, "up", "--port", fmt.Sprint(base), "--run-dir", runDir, "--opensearch", osURL)
-	if r.code != 0 || !strings.Contains(r.stdout, "10 modules") {
+	if r.code != 0 || !strings.Contains(r.stdout, "11 modules") {
 		t.Fatalf("up --opensearch: %+v", r)
 	}
 	t.Cleanup(func() { runBin(t, bin, nil, "down", "--run-dir", runDir) })

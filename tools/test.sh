@@ -14,7 +14,7 @@ mkdir -p "$logs"
 
 # Unit suites need no running service; e2e suites need the test stack.
 # Suites are make targets defined in mk/*.mk, next to the code they test.
-builds=(telegraf k6 minifolio dashboards-deps contract-deps opensearch jmeter)
+builds=(telegraf k6 minifolio dashboards-deps contract-deps opensearch jmeter keycloak)
 unit_suites=(test-unit-repo test-unit-cli test-unit-stack test-unit-k6 test-unit-lib test-unit-workflows test-unit-k8s test-unit-k6-document test-unit-dashboards test-unit-compose fuzz-cql fuzz-search test-unit-report test-unit-bench-search test-unit-verdict test-unit-jmeter)
 # test-unit-minifolio runs every minifolio package (CQL, storage, gateway, modules)
 # against the test stack's PostgreSQL. test-e2e-dashboards runs every panel query
@@ -68,8 +68,9 @@ for s in "${unit_suites[@]}"; do run_suite "${s#test-}" make --no-print-director
 echo "==> end-to-end tests (test stack in .stack/test)"
 # stack.sh down also stops the minifolio that the CICO suite started (folio-perf run).
 trap 'stack/stack.sh down >/dev/null 2>&1' EXIT
-# With OpenSearch: mod-search's tests and the search workflow need it.
-if ! stack/stack.sh up search >"$logs/test-stack-up.log" 2>&1; then
+# With OpenSearch (mod-search's tests and the search workflow) and Keycloak
+# (minifolio's Eureka platform tests: internal/eureka in test-unit-minifolio).
+if ! stack/stack.sh up search eureka >"$logs/test-stack-up.log" 2>&1; then
   echo "FAIL  stack-up (log: .stack/logs/test-stack-up.log)"
   tail -n 5 "$logs/test-stack-up.log" | sed 's/^/      | /'
   failed=$((failed + 1))

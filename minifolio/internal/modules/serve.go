@@ -347,4 +347,3 @@ func missingIndexes(ctx context.Context, db *pgxpool.Pool, tenant string, t *sto
 	}
 	return false, nil
 }
-
