@@ -247,6 +247,9 @@ func TestSearchEndToEnd(t *testing.T) {
 			{`title all "*africa"`, "climate,water"},
 			{`title all "*water*"`, "policy,water"},
 			{`title any "travel pandemic"`, "covid,travel"},
+			// cql-java 1.13's unquoted terms: after two words a relation word is a word.
+			{`title any pandemic travel adj`, "covid,travel"},
+			{`keyword all Curious among any`, ""},
 			{`title <> "africa"`, "covid,primer,travel"},
 			{`title = "water africa"`, "policy,water"},
 			{`title = "Water in Africa"`, "water"},
