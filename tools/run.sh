@@ -22,8 +22,8 @@
 #
 # Settings (make variables or environment): PROFILE (smoke), MINIFOLIO_PROFILE
 # (fast), RELEASE (label of the system under test; default the minifolio
-# profile), DURATION, VUS, THINK, BASELINE, SEED_ITEMS, SEED_USERS, SEED_LOANS,
-# SEED_EVENTS_PER_USER (patron-block history, for juniper-patron-blocks),
+# profile), DURATION, VUS, THINK, BASELINE, SEED_SCALE (demo | 1m | ptf), SEED_ITEMS, SEED_USERS,
+# SEED_LOANS, SEED_EVENTS_PER_USER (patron-block history, for juniper-patron-blocks),
 # TOKEN_TTL (minifolio's access-token lifetime), TESTID, SEED_AUTHORITIES
 # (MARC authority records of a new tenant, 2000), SAMPLE_LOSS (fail: a run
 # whose samples did not all reach InfluxDB exits 96 when k6 passed; warn: only
@@ -43,12 +43,15 @@ if [ -n "${FOLIO_URL:-}" ] || { [ -n "${K6_ENV:-}" ] && [ "$K6_ENV" != local ]; 
 PROFILE=${PROFILE:-smoke}
 MINIFOLIO_PROFILE=${MINIFOLIO_PROFILE:-fast}
 if [ -n "$external" ]; then RELEASE=${RELEASE:-}; else RELEASE=${RELEASE:-$MINIFOLIO_PROFILE}; fi
-SEED_ITEMS=${SEED_ITEMS:-20000}
-SEED_USERS=${SEED_USERS:-2000}
-SEED_LOANS=${SEED_LOANS:-500}
-SEED_EVENTS_PER_USER=${SEED_EVENTS_PER_USER:-0}
-# MARC authorities for the search workflow's authority templates (ignored by CICO).
-SEED_AUTHORITIES=${SEED_AUTHORITIES:-2000}
+# The seed's sizes: a preset (demo: 20,000 items, 2,000 users, 500 open loans, 2,000 MARC
+# authorities for the search workflow's authority templates; 1m; ptf: docs/scale.md), and any
+# SEED_* size given wins over the preset's.
+SEED_SCALE=${SEED_SCALE:-demo}
+seed_sizes=(--scale "$SEED_SCALE")
+for v in ITEMS:items USERS:users LOANS:loans EVENTS_PER_USER:events-per-user AUTHORITIES:authorities; do
+  n=SEED_${v%%:*}
+  if [ -n "${!n:-}" ]; then seed_sizes+=("--${v#*:}" "${!n}"); fi
+done
 TOKEN_TTL=${TOKEN_TTL:-10m}
 # minifolio's operator password is a local-only default; a real FOLIO's comes from the user.
 if [ -z "$external" ]; then
@@ -92,8 +95,8 @@ if [ "$WORKFLOW" = search ]; then
   up_args=(--opensearch "http://127.0.0.1:$FP_OPENSEARCH_PORT")
 fi
 bin/minifolio up --run-dir "$run_dir" --port "$FP_MINIFOLIO_PORT" --profile "$MINIFOLIO_PROFILE" --token-ttl "$TOKEN_TTL" "${up_args[@]}"
-echo "==> minifolio: seeding $FP_TENANT if empty ($SEED_ITEMS items, $SEED_USERS users, $SEED_LOANS open loans)"
-bin/minifolio seed --items "$SEED_ITEMS" --users "$SEED_USERS" --loans "$SEED_LOANS" --events-per-user "$SEED_EVENTS_PER_USER" --authorities "$SEED_AUTHORITIES"
+echo "==> minifolio: seeding $FP_TENANT if empty (${seed_sizes[*]})"
+bin/minifolio seed "${seed_sizes[@]}"
 echo "==> minifolio: reset to the pre-test state (PTF's restore)"
 bin/minifolio reset
 
@@ -101,7 +104,7 @@ bin/minifolio reset
 if [ "$WORKFLOW" = search ]; then
   SEARCH_TENANT_A=${REINDEX_TENANT:-$FP_REINDEX_TENANT_DEFAULT}
   echo "==> minifolio: seeding $SEARCH_TENANT_A (the tenant a reindex phase reindexes) if empty"
-  bin/minifolio seed --tenant "$SEARCH_TENANT_A" --items "$SEED_ITEMS" --users "$SEED_USERS" --loans "$SEED_LOANS" --authorities "$SEED_AUTHORITIES"
+  bin/minifolio seed --tenant "$SEARCH_TENANT_A" "${seed_sizes[@]}" --events-per-user 0 # no patron history: only searched
   # Both tenants indexed through mod-search's own reindex API, so the baseline phase searches a
   # full index and the reindex phase rebuilds one, as on a real FOLIO.
   for t in "$FP_TENANT" "$SEARCH_TENANT_A"; do
