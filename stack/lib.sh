@@ -171,7 +171,6 @@ log_line_prefix = '%m [%p] %d '
 # bytes of a seed of millions of rows). No replica or archive reads this WAL.
 wal_level = minimal
 max_wal_senders = 0
-max_wal_size = 4GB
 EOF
   [ "$(id -u)" = 0 ] && chown postgres: "$pg_data/folio-perf.conf"
   touch "$log_dir/postgres.log"
