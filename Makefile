@@ -25,8 +25,12 @@ TELEGRAF_TAGS := custom,inputs.procstat,inputs.postgresql,inputs.docker,inputs.c
 help: ## list the targets
 	@grep -hE '^[a-zA-Z0-9_-]+:.*## ' $(MAKEFILE_LIST) | sort | awk -F':.*## ' '{printf "  %-24s %s\n", $$1, $$2}'
 
-deps: ## install what is missing (Debian/Ubuntu packages; checks Go and Node)
+deps: $(BIN)/folio-perf ## install what is missing (Debian/Ubuntu packages; checks Go and Node) and bin/folio-perf
 	@tools/deps.sh
+
+# The command a user types: bin/folio-perf (put bin/ on PATH), or `npx folio-perf` from the checkout.
+$(BIN)/folio-perf:
+	@mkdir -p $(BIN) && ln -sfn ../tools/folio-perf.mjs $@
 
 telegraf: $(BIN)/telegraf ## build Telegraf with the plugins the configs use
 # Rebuilt when the version or the tags change, not on every edit of this file:
@@ -55,26 +59,34 @@ stack-status: ## one line per service: name, up/down, URL (exit 1 if one is down
 stack-clean: ## stop the stack and delete its data (.stack/)
 	@stack/stack.sh clean
 
-run-deps: stack-up k6 minifolio $(if $(filter search,$(WORKFLOW)),opensearch search-data) ## what a run needs built and running (folio-perf run calls it)
+# What a run needs beyond the stack, k6 and minifolio is the workflow's own (tools/workflows.mjs
+# needs: e.g. OpenSearch and the query files for mod-search); an unknown WORKFLOW stops here.
+# `folio-perf run` makes it; WORKFLOW comes from the environment, quoted, never pasted in.
+run-deps: stack-up k6 minifolio ## what a run needs built and running (folio-perf run calls it)
+	@needs=$$(node tools/workflows.mjs needs "$${WORKFLOW:-}") && { [ -z "$$needs" ] || $(MAKE) --no-print-directory $$needs; }
 
-# make turns the run's failure into its own exit code 2; `node tools/folio-perf.mjs run ...`
-# (or tools/run.sh) exits with k6's: 99 thresholds, 105 interrupted, 108 setup, 96 samples lost.
-run: run-deps ## one run: make run [WORKFLOW=cico|search] PROFILE=smoke|demo|ptf|... MINIFOLIO_PROFILE=fast|lotus|... (exit 2 on failure; folio-perf run gives k6's code)
-	@tools/run.sh
+# Aliases of the one program, folio-perf (tools/folio-perf.mjs): the settings reach it through the
+# environment (make exports command-line variables), never through the recipe's text. make turns
+# a failed run into its own exit code 2; folio-perf run exits with the run's: 99 thresholds, 105
+# interrupted, 108 setup, 96 samples lost.
+run: ## one run: make run [WORKFLOW=cico|search] PROFILE=smoke|demo|ptf|... MINIFOLIO_PROFILE=fast|lotus|... (= folio-perf run)
+	@node tools/folio-perf.mjs run
 
-reset: ## minifolio's fs09000000 back to the pre-test state, e.g. after a double Ctrl-C (folio-perf reset)
-	@tools/reset.sh
+reset: ## minifolio's FP_TENANT (defaults.env) back to the pre-test state, e.g. after a double Ctrl-C (= folio-perf reset)
+	@node tools/folio-perf.mjs reset
 
-demo: ## the main job: CICO at 1, 5, 8, 20 users (minifolio lotus), then mod-search at 1 and 20 users, alone and while fs09000001 reindexes
-	@$(MAKE) --no-print-directory run PROFILE=demo MINIFOLIO_PROFILE=lotus
-	@$(MAKE) --no-print-directory run WORKFLOW=search PROFILE=demo REINDEX_TENANT=fs09000001 REINDEX_REPEAT=true
+# test, demo, drills, perf-gate and the benchmarks start with tools/local-env.sh: whatever the shell
+# exports (FOLIO_URL, FOLIO_PASSWORD, K6_ENV, ...), they run on this machine's stack only. So their
+# steps that need the stack run inside their scripts, not as make prerequisites (which run first).
+demo: ## the main job: CICO at 1, 5, 8, 20 users (minifolio lotus), then mod-search at 1 and 20 users, alone and while FP_REINDEX_TENANT (defaults.env) reindexes (local minifolio only)
+	@tools/demo.sh
 
 # The regression gate of .github/workflows/perf-gate.yml, runnable locally (tools/perf-gate.sh:
 # GATE_BASELINE, GATE_RUNS, GATE_DURATION, GATE_CANDIDATE, GATE_ALPHA).
-perf-gate: run-deps ## baseline of 2 short CICO runs on minifolio fast, a candidate run, folio-perf verdict (exit 99 = regression)
+perf-gate: ## baseline of 2 short CICO runs on minifolio fast, a candidate run, folio-perf verdict (exit 99 = regression)
 	@tools/perf-gate.sh
 
-test: deps ## install what is missing and run every test
+test: ## install what is missing and run every test
 	@tools/test.sh
 
 clean: ## remove built binaries (keeps stack data)

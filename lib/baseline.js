@@ -16,6 +16,8 @@
 // spread, for `folio-perf verdict`. It carries `transactions` and `apis` in this shape too (all its
 // runs' samples pooled), so BASELINE=… reads either format.
 
+import { METRICS, TAGS, txKey } from './metrics.js';
+
 export const BASELINE_FORMAT = 'folio-perf-baseline/1';
 export const BASELINE_FORMATS = [BASELINE_FORMAT, 'folio-perf-baseline/2'];
 
@@ -61,13 +63,13 @@ export function fromSummary(data, meta) {
     if (!m || !m.values || m.type !== 'trend') continue;
     const { metric, tags } = parseMetricKey(key);
     const tagNames = Object.keys(tags);
-    if (metric === 'transaction_duration' && tagNames.length === 1 && tags.transaction) {
-      if ((m.values.count || 0) > 0 || m.values.count === undefined) transactions[tags.transaction] = pickStats(m.values);
-    } else if (metric === 'http_req_duration' && tagNames.length === 1 && tags.name) {
-      if ((m.values.count || 0) > 0 || m.values.count === undefined) apis[tags.name] = pickStats(m.values);
+    if (metric === METRICS.transactionDuration && tagNames.length === 1 && tags[TAGS.transaction]) {
+      if ((m.values.count || 0) > 0 || m.values.count === undefined) transactions[tags[TAGS.transaction]] = pickStats(m.values);
+    } else if (metric === METRICS.httpDuration && tagNames.length === 1 && tags[TAGS.name]) {
+      if ((m.values.count || 0) > 0 || m.values.count === undefined) apis[tags[TAGS.name]] = pickStats(m.values);
     }
   }
-  if (Object.keys(transactions).length === 0) throw new BaselineError('summary: no transaction_duration{transaction:…} sub-metric with samples; fix: use a run that completed transactions');
+  if (Object.keys(transactions).length === 0) throw new BaselineError(`summary: no ${txKey('…')} sub-metric with samples; fix: use a run that completed transactions`);
   return {
     format: BASELINE_FORMAT,
     workflow: meta.workflow,

@@ -2,6 +2,8 @@
 // load is generated. Pure: k6 reads the file with open() in init context (lib/k6/run.js, scripts/smoke.js) and
 // hands the text here, so Node's test runner checks every message without k6.
 
+import { isLoopbackHost, LOCAL_ONLY_FIX } from './loopback.js';
+
 export class ConfigError extends Error {
   constructor(message) {
     super(message);
@@ -46,7 +48,12 @@ export function envFileName(envName) {
   return { name, file: `env/${name}.json` };
 }
 
-export function parseEnvFile(text, file) {
+/**
+ * The env file's object. A string value may name defaults: ${FP_MINIFOLIO_PORT} is replaced by
+ * lookup('FP_MINIFOLIO_PORT'), the environment's value or defaults.env's (lib/defaults.js), so
+ * env/local.json follows the native stack's ports and tenant from the one file that sets them.
+ */
+export function parseEnvFile(text, file, lookup = () => undefined) {
   let doc;
   try {
     doc = JSON.parse(text);
@@ -56,7 +63,26 @@ export function parseEnvFile(text, file) {
   if (doc === null || typeof doc !== 'object' || Array.isArray(doc)) {
     fail(file, 'must hold a JSON object', `start from env/folio.example.json`);
   }
-  return doc;
+  return expand(doc, file, '', lookup);
+}
+
+const PLACEHOLDER = /\$\{([A-Z][A-Z0-9_]*)\}/g;
+
+function expand(v, file, path, lookup) {
+  if (typeof v === 'string') {
+    return v.replace(PLACEHOLDER, (_, name) => {
+      const value = lookup(name);
+      if (value === undefined) fail(`${path} in ${file}`, `names \${${name}}, which neither the environment nor defaults.env sets`, `set ${name} or correct ${path}`);
+      return value;
+    });
+  }
+  if (v && typeof v === 'object' && !Array.isArray(v)) {
+    const out = {};
+    // "$comment" and the like are notes for the reader, never expanded.
+    for (const [k, x] of Object.entries(v)) out[k] = k.startsWith('$') ? x : expand(x, file, path ? `${path}.${k}` : k, lookup);
+    return out;
+  }
+  return v;
 }
 
 function findSecret(obj, path) {
@@ -112,6 +138,12 @@ export function resolveConfig(doc, env, where, opts = {}) {
   const m = /^(https?):\/\/([^/\s?#]+)(\/[^\s?#]*)?$/.exec(url.trim());
   if (!m) fail(src('FOLIO_URL', 'folio.url'), `"${url}" is not an http(s) URL`, 'use the form http://host:port[/path], e.g. http://127.0.0.1:9130');
   const folioUrl = url.trim().replace(/\/+$/, '');
+  const localOnly = env.FP_LOCAL_ONLY === '1';
+  if (localOnly && !isLoopbackHost(m[2])) fail(src('FOLIO_URL', 'folio.url'), `"${folioUrl}" is not on this machine`, LOCAL_ONLY_FIX);
+  // The database too (k6/x/sql connects to it in setup), whether or not this run reads it.
+  if (localOnly && nonEmpty(merged.db.host) && !isLoopbackHost(merged.db.host)) {
+    fail(src('FOLIO_DB_HOST', 'db.host'), `"${merged.db.host}" is not on this machine`, LOCAL_ONLY_FIX);
+  }
 
   const tenant = merged.folio.tenant;
   if (!nonEmpty(tenant)) fail(src('FOLIO_TENANT', 'folio.tenant'), 'is missing', 'set FOLIO_TENANT or folio.tenant, e.g. fs09000000');

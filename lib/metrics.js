@@ -23,7 +23,15 @@ export const METRICS = Object.freeze({
   reindexDuration: 'reindex_duration',
   reindexStartedAt: 'reindex_started_at',
   reindexEndedAt: 'reindex_ended_at',
+  // Telegraf's, whatever the deployment (telegraf/*.conf write them): CPU and memory per module,
+  // PostgreSQL's counters, OpenSearch's.
+  moduleStats: 'module_stats',
+  postgresql: 'postgresql',
+  opensearch: 'opensearch',
 });
+
+// Fields of module_stats.
+export const FIELDS = Object.freeze({ cpuPercent: 'cpu_percent', memRss: 'mem_rss_bytes' });
 
 // Tags. Run-wide ones are on every sample; the rest on the samples of the named metrics.
 export const TAGS = Object.freeze({
@@ -42,6 +50,17 @@ export const TAGS = Object.freeze({
   outcome: 'outcome', // reindex_duration
 });
 export const RUN_TAGS = Object.freeze([TAGS.testid, TAGS.workflow, TAGS.release, TAGS.target]);
+
+// k6's sub-metric key, the name thresholds and handleSummary's data use: metric{tag:value,...},
+// tags in the order given (k6 keeps the threshold's spelling).
+export function subMetric(metric, tags) {
+  const t = Object.entries(tags).map(([k, v]) => `${k}:${v}`);
+  return t.length ? `${metric}{${t.join(',')}}` : metric;
+}
+// A transaction's times, and one API's request times: what thresholds, baselines and the
+// verdict key their rows by.
+export const txKey = (t) => subMetric(METRICS.transactionDuration, { [TAGS.transaction]: t });
+export const apiKey = (n) => subMetric(METRICS.httpDuration, { [TAGS.name]: n });
 
 // The release reports' "slow API" line for check-in/check-out: p75 above 100 ms.
 export const SLOW_API_P75_MS = 100;

@@ -4,6 +4,7 @@
 // before the first request.
 
 import { validateBaseline } from './baseline.js';
+import { METRICS, TAGS, subMetric, txKey, apiKey } from './metrics.js';
 
 export class ThresholdsError extends Error {
   constructor(message) {
@@ -142,12 +143,10 @@ function round(ms) {
 export function buildThresholds({ doc, workflow, baseline = null, baselineFile = 'baseline', vus = [], transactions = [], apiNames = [], extra = [], file = 'thresholds.json' }) {
   const spec = workflowSpec(doc, workflow, file);
   const out = {};
-  const txKey = (t) => `transaction_duration{transaction:${t}}`;
-  const apiKey = (n) => `http_req_duration{name:${n}}`;
 
   for (const [t, rules] of Object.entries(spec.transactions)) for (const r of rules) add(out, txKey(t), r);
   for (const [n, rules] of Object.entries(spec.apis)) for (const r of rules) add(out, apiKey(n), r);
-  for (const [k, rules] of Object.entries(spec.kinds)) for (const r of rules) add(out, `http_req_duration{kind:${k}}`, r);
+  for (const [k, rules] of Object.entries(spec.kinds)) for (const r of rules) add(out, subMetric(METRICS.httpDuration, { [TAGS.kind]: k }), r);
   for (const [m, rules] of Object.entries(spec.rates)) for (const r of rules) add(out, m, r);
 
   if (baseline) {
@@ -176,12 +175,12 @@ export function buildThresholds({ doc, workflow, baseline = null, baselineFile =
   };
   for (const t of transactions) {
     keep(txKey(t));
-    for (const v of vus) keep(`transaction_duration{transaction:${t},vus:${v}}`);
-    keep(`transaction_failed{transaction:${t}}`, NOOP_RATE);
+    for (const v of vus) keep(subMetric(METRICS.transactionDuration, { [TAGS.transaction]: t, [TAGS.vus]: v }));
+    keep(subMetric(METRICS.transactionFailed, { [TAGS.transaction]: t }), NOOP_RATE);
   }
   for (const n of apiNames) {
     keep(apiKey(n));
-    for (const v of vus) keep(`http_req_duration{name:${n},vus:${v}}`);
+    for (const v of vus) keep(subMetric(METRICS.httpDuration, { [TAGS.name]: n, [TAGS.vus]: v }));
   }
   for (const [key, rule] of extra) keep(key, rule);
   return out;

@@ -16,6 +16,8 @@
 # on its own tenant (BENCH_TENANT), so the demo stack and its fs09000000 are
 # never touched, and stops it at the end.
 set -euo pipefail
+# shellcheck source=tools/local-env.sh
+. "$(dirname "$0")/../tools/local-env.sh" # this machine's stack only, whatever the shell exports
 cd "$(dirname "$0")/.."
 vus=${BENCH_VUS:-20} duration=${BENCH_DURATION:-60s} pgsecs=${BENCH_PGBENCH_SECONDS:-30}
 floorsecs=${BENCH_FLOOR_SECONDS:-10}
@@ -23,14 +25,15 @@ port=${BENCH_PORT:-9730} tenant=${BENCH_TENANT:-minifolio_bench}
 items=${BENCH_ITEMS:-20000} users=${BENCH_USERS:-2000} loans=${BENCH_LOANS:-2000}
 # shellcheck source=tools/defaults.sh
 . tools/defaults.sh
+make --no-print-directory stack-up k6 minifolio
 pg_port=$FP_PG_PORT stack_dir=$FP_STACK_DIR
 diag=127.0.0.1:${BENCH_DIAG_PORT:-9799} # the gateway's expvar/pprof port (request counter)
-export MINIFOLIO_ADMIN_PASSWORD=${FOLIO_PASSWORD:-admin} FOLIO_PASSWORD=${FOLIO_PASSWORD:-admin}
+export MINIFOLIO_ADMIN_PASSWORD=${FOLIO_PASSWORD:-$FP_ADMIN_PASSWORD} FOLIO_PASSWORD=${FOLIO_PASSWORD:-$FP_ADMIN_PASSWORD}
 # The DB URL reaches minifolio through its environment, never its command line.
 MINIFOLIO_DB=$(fp_minifolio_db) # password URL-encoded
 export MINIFOLIO_DB
 run_dir=$PWD/.stack/minifolio-bench
-testid=bench-minifolio-$(date -u +%Y%m%dT%H%M%SZ)
+testid=$(fp_new_testid bench-minifolio)
 log=.stack/logs/$testid.log
 mkdir -p .stack/logs results "results/$testid"
 
@@ -92,7 +95,7 @@ tps=$(pgbench -n -T "$pgsecs" -c "$vus" -j 2 "$pgurl/pgbench" 2>/dev/null | sed 
 # call through the gateway. The token travels in the environment, not argv.
 echo "==> floor: $vus VUs, ${floorsecs}s each: GET /admin/health, GET /groups?limit=1"
 FOLIO_TOKEN=$(curl -sf -D - -o /dev/null -H "X-Okapi-Tenant: $tenant" -H 'Content-Type: application/json' --data-binary @- \
-  "http://127.0.0.1:$port/authn/login" <<<"{\"username\":\"folio_admin\",\"password\":\"$FOLIO_PASSWORD\"}" |
+  "http://127.0.0.1:$port/authn/login" <<<"{\"username\":\"$FP_USER\",\"password\":\"$FOLIO_PASSWORD\"}" |
   sed -n 's/^x-okapi-token: *//Ip' | tr -d '\r')
 [ -n "$FOLIO_TOKEN" ] || { echo "bench-minifolio: cannot log in to tenant $tenant for the floor. Fix: read $log" >&2; exit 1; }
 export FOLIO_TOKEN

@@ -169,7 +169,7 @@ func TestCLI(t *testing.T) {
 	t.Cleanup(func() { runBin(t, bin, nil, "down", "--run-dir", runDir) })
 	d := procs.Dir(runDir)
 	var pids []int
-	for _, p := range deployment(base, false) {
+	for _, p := range deployment(base, false, catalog.Okapi) {
 		pid := d.ReadPid(p.name)
 		if !procs.Ours(pid, markers(d, p.name)...) {
 			t.Fatalf("%s: pid file %d is not a running minifolio %s", p.name, pid, p.name)
@@ -184,7 +184,7 @@ func TestCLI(t *testing.T) {
 	if r := runBin(t, bin, env, "up", "--port", fmt.Sprint(base), "--run-dir", runDir); r.code != 0 || !strings.Contains(r.stdout, "already up") {
 		t.Fatalf("second up: %+v", r)
 	}
-	for i, p := range deployment(base, false) {
+	for i, p := range deployment(base, false, catalog.Okapi) {
 		if d.ReadPid(p.name) != pids[i] {
 			t.Fatalf("second up restarted %s", p.name)
 		}
@@ -225,7 +225,7 @@ func TestCLI(t *testing.T) {
 	if r.code != 0 || !strings.Contains(r.stdout, fmt.Sprintf("stopped %d processes", len(pids))) {
 		t.Fatalf("down: %+v", r)
 	}
-	for i, p := range deployment(base, false) {
+	for i, p := range deployment(base, false, catalog.Okapi) {
 		if procs.Ours(pids[i], markers(d, p.name)...) {
 			t.Errorf("%s (pid %d) still runs after down", p.name, pids[i])
 		}

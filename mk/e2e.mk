@@ -1,4 +1,4 @@
-# End-to-end tests of whole runs (tools/run.sh) on the tests' own stack.
+# End-to-end tests of whole runs (folio-perf run) on the tests' own stack.
 .PHONY: test-e2e-cico
 
 test-e2e-cico: $(BIN)/k6 $(BIN)/minifolio ## CICO runs on minifolio: smoke, regression gate, token refresh, bad input, SIGINT
@@ -25,3 +25,9 @@ test-e2e-drills: $(BIN)/k6 $(BIN)/minifolio ## the drills' own file only (tests/
 .PHONY: test-e2e-scale
 test-e2e-scale: $(BIN)/k6 $(BIN)/minifolio ## make run RUNNERS=1/2/4 with the same VUs: same work, no conflicts, all checked in; the verdict over all runners' samples (exact p95, 99 in aggregate)
 	@node --test --test-reporter=spec --test-concurrency=1 tests/e2e/scale.test.mjs
+
+# With a real FOLIO's settings exported (FOLIO_URL, FOLIO_PASSWORD, K6_ENV, ...): make test, drills,
+# demo, perf-gate and the benchmarks reach nothing but the local stack (tools/local-env.sh).
+.PHONY: test-e2e-local-only
+test-e2e-local-only: $(BIN)/k6 $(BIN)/minifolio ## a sentinel as the user's FOLIO: make test/drills/demo/perf-gate/bench-* with its settings exported never contact it; FP_LOCAL_ONLY refusals
+	@node --test --test-reporter=spec --test-concurrency=1 tests/e2e/local-only.test.mjs

@@ -18,15 +18,15 @@ test-unit-minifolio: ## go vet + go test of every minifolio package (needs the s
 	FP_OPENSEARCH_URL="$${FP_OPENSEARCH_URL:-$${FP_OPENSEARCH_PORT:+http://127.0.0.1:$$FP_OPENSEARCH_PORT}}" go test -count=1 ./...
 
 fuzz-search: ## fuzz mod-search's CQL -> OpenSearch translator and its search-answer scanner for FUZZTIME each (default 20s)
-	@cd $(CURDIR)/minifolio && go test -run='^$$' -fuzz='^FuzzTranslate$$' -fuzztime=$(FUZZTIME) ./internal/search/ && \
-	go test -run='^$$' -fuzz='^FuzzAppendHits$$' -fuzztime=$(FUZZTIME) ./internal/search/
+	@cd $(CURDIR)/minifolio && go test -run='^$$' -fuzz='^FuzzTranslate$$' -fuzztime="$$FUZZTIME" ./internal/search/ && \
+	go test -run='^$$' -fuzz='^FuzzAppendHits$$' -fuzztime="$$FUZZTIME" ./internal/search/
 
 # Seeding benchmark (tools/bench-seed.sh): a `--scale` preset seeded into its own
 # tenant bench_seed beside the floor, PostgreSQL's own COPY of the same bytes
 # from files with the same indexes; dropped after. BENCH_SEED_SCALE (1m),
 # BENCH_SEED_ROUNDS (1), BENCH_SEED_FLOOR=0 to skip the floor.
 bench-minifolio-seed: $(CURDIR)/bin/minifolio ## seed a --scale preset (BENCH_SEED_SCALE=1m) and time it against PostgreSQL's COPY of the same bytes (needs FP_PG_DSN)
-	@tools/bench-seed.sh
+	@tools/local-env.sh --name=$@ tools/bench-seed.sh
 
 # CICO capacity (docs/benchmarks.md): profile fast, BENCH_VUS VUs without
 # think time for BENCH_DURATION through the real gateway and module processes
@@ -34,9 +34,9 @@ bench-minifolio-seed: $(CURDIR)/bin/minifolio ## seed a --scale preset (BENCH_SE
 # stack is untouched), then PostgreSQL's own ceiling on the same server
 # (pgbench, same client count) for the ratio. Target: >= 200 CICO
 # transactions/s with check-out p95 < 50 ms.
-BENCH_VUS ?= 20
-BENCH_DURATION ?= 60s
-BENCH_PGBENCH_SECONDS ?= 30
+export BENCH_VUS ?= 20
+export BENCH_DURATION ?= 60s
+export BENCH_PGBENCH_SECONDS ?= 30
 .PHONY: bench-minifolio
-bench-minifolio: stack-up k6 $(CURDIR)/bin/minifolio ## CICO tx/s and p95 at BENCH_VUS VUs, no think time, vs pgbench TPS on the same PostgreSQL
-	@BENCH_VUS=$(BENCH_VUS) BENCH_DURATION=$(BENCH_DURATION) BENCH_PGBENCH_SECONDS=$(BENCH_PGBENCH_SECONDS) minifolio/bench.sh
+bench-minifolio: ## CICO tx/s and p95 at BENCH_VUS VUs, no think time, vs pgbench TPS on the same PostgreSQL
+	@minifolio/bench.sh

@@ -11,7 +11,7 @@ $(DASHBOARDS_DIR)/node_modules/.package-lock.json: $(DASHBOARDS_DIR)/package-loc
 	@cd $(DASHBOARDS_DIR) && npm ci --no-audit --no-fund --loglevel=error
 	@touch $@
 
-dashboards: dashboards-deps ## regenerate dashboards/*.json from dashboards/src/ (commit the result)
+dashboards: dashboards-deps ## regenerate dashboards/generated/*.json from dashboards/src/ (commit the result)
 	@node $(DASHBOARDS_DIR)/src/generate.mjs
 
 test-unit-dashboards: dashboards-deps ## dashboards: committed JSON not stale, dashboard-linter-style rules, Grafana variable substitution
@@ -23,5 +23,5 @@ test-unit-compose: ## docker-compose.yml loaded by compose-go: binds exist, imag
 test-e2e-telegraf-configs: $(BIN)/telegraf ## telegraf/docker.conf and ecs.conf in the real Telegraf (FP_PG_DSN for the postgresql input)
 	@node --test --test-reporter=spec --test-concurrency=1 $(CURDIR)/tests/e2e/telegraf-configs.test.mjs
 
-test-e2e-dashboards: ## every dashboard query run against InfluxDB (FP_INFLUX_URL; FP_DASH_TESTID names a recorded CICO run)
+test-e2e-dashboards: ## every dashboard query run against InfluxDB (FP_INFLUX_URL; each workflow's recorded run: last-<name>-testid in FP_STACK_DIR, or FP_DASH_TESTID_<NAME>)
 	@node --test --test-reporter=spec --test-concurrency=1 $(CURDIR)/tests/e2e/dashboards.test.mjs

@@ -29,7 +29,7 @@ stack-up-search: deps telegraf opensearch ## start the native stack with OpenSea
 # The search workflow's benchmark (tools/bench-search.mjs): needs the stack with
 # OpenSearch, `minifolio up --opensearch` with both tenants seeded and indexed
 # (make run WORKFLOW=search leaves that behind), and the query files. Part 3
-# makes its own search run (tools/run.sh, BENCH_SEARCH_DURATION per phase).
+# makes its own search run (folio-perf run, BENCH_SEARCH_DURATION per phase).
 # Each target is shown against a floor measured in the same run (part 1: the raw
 # bulk's own round-to-round spread; part 2: a pass-through behind the gateway).
 # Exit 0 only when every target is met or beyond its floor; BENCH_SEARCH_SAMPLES
@@ -37,7 +37,7 @@ stack-up-search: deps telegraf opensearch ## start the native stack with OpenSea
 # BENCH_SEARCH_PARTS=1 for part 1 alone.
 .PHONY: bench-search test-unit-bench-search
 bench-search: ## mod-search benchmark: reindex docs/s vs raw _bulk; per-template p50 via gateway vs direct; tenant B alone vs under tenant A's reindex
-	@node tools/bench-search.mjs
+	@tools/local-env.sh --name=$@ node tools/bench-search.mjs
 
 test-unit-bench-search: ## bench-search's arithmetic: quantiles, verdicts against the measured floors, CPU shares (no services)
 	@node --test $(CURDIR)/tests/unit/bench-search-stats.test.mjs

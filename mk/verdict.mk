@@ -9,5 +9,6 @@ test-unit-verdict: ## the baseline comparison's method on synthetic runs (false-
 test-e2e-gate: $(BIN)/k6 $(BIN)/minifolio ## the gate end to end: baseline of 2 fast runs; a fast-checkout-plus50 candidate exits 99 (check-out regressed), a fast one exits 0
 	@node --test --test-reporter=spec --test-concurrency=1 tests/e2e/gate.test.mjs
 
-bench-gate: stack-up k6 $(CURDIR)/bin/minifolio ## the gate's false-alarm rate and power: interleaved fast / fast-checkout-plus10/25/50 runs, baselines from subsets of the fast runs (16 runs of 120 s, ~35 min)
-	@. tools/defaults.sh && FP_INFLUX_URL=$${FP_INFLUX_URL:-http://127.0.0.1:$$FP_INFLUX_PORT} node tools/bench-gate.mjs
+bench-gate: ## the gate's false-alarm rate and power: interleaved fast / fast-checkout-plus10/25/50 runs, baselines from subsets of the fast runs (16 runs of 120 s, ~35 min)
+	@tools/local-env.sh --name=$@ bash -c '$(MAKE) --no-print-directory stack-up k6 minifolio && . tools/defaults.sh && \
+		FP_INFLUX_URL=$${FP_INFLUX_URL:-http://127.0.0.1:$$FP_INFLUX_PORT} exec node tools/bench-gate.mjs'

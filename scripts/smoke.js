@@ -13,6 +13,7 @@
 
 import exec from 'k6/execution';
 import { envFileName, parseEnvFile, resolveConfig, describeConfig } from '../lib/config.js';
+import { defaultsLookup } from '../lib/defaults.js';
 import { Session } from '../lib/k6/auth.js';
 import { makeClient, failureLog } from '../lib/k6/folio.js';
 import { servicePoints } from '../lib/cico/api.js';
@@ -29,7 +30,8 @@ function load() {
       throw new Error(`environment file ${where.file} cannot be read; fix: set K6_ENV to one of the files in env/`);
     }
     // The smoke test loads no test data, so neither DATA nor the database settings are checked.
-    const cfg = resolveConfig(parseEnvFile(text, where.file), __ENV, where, { noData: true });
+    const lookup = defaultsLookup(__ENV, (f) => open(import.meta.resolve(`../${f}`)));
+    const cfg = resolveConfig(parseEnvFile(text, where.file, lookup), __ENV, where, { noData: true });
     const testid = __ENV.TESTID || makeTestId('smoke', cfg.release);
     if (!validTestId(testid)) throw new Error(`TESTID "${testid}" is not a test id; fix: use letters, digits, . _ -`);
     return { cfg, testid };

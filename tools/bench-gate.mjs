@@ -2,7 +2,7 @@
 // `make bench-gate`: the regression gate's false-alarm rate and power, measured (not a test: the
 // figures depend on the machine and its load).
 //
-// Short CICO runs (tools/run.sh, PROFILE=smoke: 1 user, no think time) on minifolio `fast` and on
+// Short CICO runs (folio-perf run, PROFILE=smoke: 1 user, no think time) on minifolio `fast` and on
 // the slowdown profiles fast-checkout-plus10/25/50 (check-out's POST answers 10/25/50 % later),
 // interleaved (fast, plus10, plus25, plus50, fast, ...) so that the machine's slow swings hit every
 // profile alike. Then every baseline of BENCH_GATE_K fast runs (each subset of the fast runs) is
@@ -23,8 +23,10 @@ import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import os from 'node:os';
 import { influxClient } from './report/influx.mjs';
-import { readRunSamples, buildBaseline, txKey, apiKey } from './verdict/baseline-format.mjs';
+import { readRunSamples, buildBaseline } from './verdict/baseline-format.mjs';
+import { txKey, apiKey } from '../lib/metrics.js';
 import { compareRun, SPEED } from './verdict/baseline.mjs';
+import { testidStamp } from '../lib/testid.js';
 
 const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..');
 const env = (k, d) => process.env[k] || d;
@@ -34,7 +36,7 @@ const N_SLOW = Number(env('BENCH_GATE_SLOW', '3'));
 const K = Number(env('BENCH_GATE_K', '4'));
 const ALPHA = Number(env('BENCH_GATE_ALPHA', '0.05'));
 const SLOW = ['fast-checkout-plus10', 'fast-checkout-plus25', 'fast-checkout-plus50'];
-const stamp = new Date().toISOString().replace(/[-:]/g, '').replace(/\.\d+Z$/, 'Z');
+const stamp = testidStamp();
 
 function die(msg) {
   process.stderr.write(`bench-gate: ${msg}\n`);
@@ -47,7 +49,7 @@ function oneRun(profile, i) {
   const testid = `bench-gate-${profile}-${i}-${stamp}`;
   const t0 = Date.now();
   // Bounded: the run's own length plus setup and teardown, at most 10 minutes.
-  const r = spawnSync(join(ROOT, 'tools', 'run.sh'), [], {
+  const r = spawnSync(process.execPath, [join(ROOT, 'tools', 'folio-perf.mjs'), 'run'], {
     cwd: ROOT,
     env: { ...process.env, PROFILE: 'smoke', DURATION, MINIFOLIO_PROFILE: profile, TESTID: testid, K6_AUTO_EXTENSION_RESOLUTION: 'false' },
     encoding: 'utf8',
@@ -82,11 +84,11 @@ if (process.env.BENCH_GATE_RUNS) {
 }
 
 const client = influxClient(process.env.FP_INFLUX_URL);
-let slowApis = [];
+let slowApis;
 try {
   slowApis = Object.keys(JSON.parse(readFileSync(join(ROOT, 'thresholds.json'), 'utf8')).workflows.cico.apis || {});
-} catch {
-  // transactions only
+} catch (e) {
+  die(`thresholds.json cannot be read (${e.message}); fix: restore it from the repository`);
 }
 const runSeconds = Number(String(runs[0].meta.stepDuration || DURATION).replace(/s$/, '')) || 120;
 // What shorter runs would have given: the same runs cut to their first WINDOWS seconds.

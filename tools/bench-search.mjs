@@ -26,7 +26,7 @@
 //      the hop alone costs on this machine.
 //   3. tenant B's throughput and p95 alone vs under tenant A's reindex (the
 //      Lotus report saw -18 % throughput at 1 user): one search run
-//      (tools/run.sh WORKFLOW=search, 1 user, a baseline then a reindex
+//      (folio-perf run WORKFLOW=search, 1 user, a baseline then a reindex
 //      phase); the baseline phase against the reindex's own window
 //      (reindex_running), read back from InfluxDB, with the CPU of
 //      OpenSearch, PostgreSQL and minifolio (module_stats) and of k6 and the
@@ -51,13 +51,18 @@ import { createServer, request as httpRequest } from 'node:http';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { cpuShare, median as p50, reindexVerdict, spread, templateVerdict } from './bench-search-stats.mjs';
+import { makeTestId } from '../lib/testid.js';
+import { setting } from './defaults.mjs';
+import * as T from '../lib/search/templates.js';
+import * as D from '../lib/search/data.js';
+import { METRICS, FIELDS } from '../lib/metrics.js';
 
 const repo = join(dirname(fileURLToPath(import.meta.url)), '..');
-const gatewayPort = Number(process.env.FP_MINIFOLIO_PORT || 9130);
+const gatewayPort = Number(setting('FP_MINIFOLIO_PORT'));
 const gateway = `http://127.0.0.1:${gatewayPort}`;
-const opensearch = (process.env.FP_OPENSEARCH_URL || 'http://127.0.0.1:59199').replace(/\/$/, '');
-const tenant = process.env.BENCH_TENANT || 'fs09000001';
-const password = process.env.FOLIO_PASSWORD || 'admin';
+const opensearch = (process.env.FP_OPENSEARCH_URL || `http://127.0.0.1:${setting('FP_OPENSEARCH_PORT')}`).replace(/\/$/, '');
+const tenant = process.env.BENCH_TENANT || setting('FP_REINDEX_TENANT');
+const password = process.env.FOLIO_PASSWORD || setting('FP_ADMIN_PASSWORD');
 // The raw side loads as minifolio's reindex does (internal/modules/search.go:
 // pages of 1,000 instances, two _bulk requests at a time).
 const BULK_DOCS = 1000; // documents per raw _bulk request
@@ -101,7 +106,7 @@ async function login(base = gateway, t = tenant) {
   const r = await call(`${base}/authn/login`, {
     method: 'POST',
     headers: { 'content-type': 'application/json', 'x-okapi-tenant': t },
-    body: JSON.stringify({ username: 'folio_admin', password }),
+    body: JSON.stringify({ username: setting('FP_USER'), password }),
   });
   const token = r.headers.get('x-okapi-token');
   if (r.status === 0) die(`minifolio's gateway does not answer at ${base} (${r.text})`, 'start it: bin/minifolio up --opensearch $FP_OPENSEARCH_URL');
@@ -268,16 +273,7 @@ async function recordingProxy() {
  * through the gateway to a pass-through (the floor) vs straight to OpenSearch.
  */
 async function templatesVsDirect() {
-  let T;
-  let D;
-  try {
-    T = await import('../lib/search/templates.js');
-    D = await import('../lib/search/data.js');
-  } catch {
-    console.log('2. per-template p50, gateway + mod-search vs direct OpenSearch: NOT RUN (lib/search/templates.js, the search workflow\'s templates, is not in this checkout)');
-    return null;
-  }
-  const searchTenant = process.env.BENCH_SEARCH_TENANT || 'fs09000000';
+  const searchTenant = process.env.BENCH_SEARCH_TENANT || setting('FP_TENANT');
   const samples = Number(process.env.BENCH_SEARCH_SAMPLES || 30);
   let tables;
   try {
@@ -385,7 +381,7 @@ async function templatesVsDirect() {
 }
 
 async function influx(q) {
-  const base = (process.env.FP_INFLUX_URL || 'http://127.0.0.1:58086').replace(/\/$/, '');
+  const base = (process.env.FP_INFLUX_URL || `http://127.0.0.1:${setting('FP_INFLUX_PORT')}`).replace(/\/$/, '');
   const r = await call(`${base}/query?db=k6&epoch=ms&q=${encodeURIComponent(q)}`);
   const res = r.json?.results?.[0];
   if (!res || res.error) die(`InfluxDB query failed (${res?.error ?? r.text.slice(0, 200)})`, 'is the stack up (make stack-up-search)?');
@@ -426,13 +422,7 @@ function k6Cpu() {
 
 /** Part 3: tenant B's search alone against the same search during tenant A's reindex. */
 async function aloneVsUnderReindex() {
-  try {
-    readFileSync(join(repo, 'scripts', 'mod-search.js'));
-  } catch {
-    console.log("3. tenant B alone vs under tenant A's reindex: NOT RUN (scripts/mod-search.js is not in this checkout)");
-    return null;
-  }
-  const testid = `bench-search-${new Date().toISOString().replace(/[-:]/g, '').replace(/\..*/, 'Z')}`;
+  const testid = makeTestId('bench-search');
   const duration = process.env.BENCH_SEARCH_DURATION || '60s';
   // k6's CPU and the whole machine's, sampled from /proc each second while
   // the run lasts (module_stats has the stack's processes, not k6).
@@ -445,7 +435,7 @@ async function aloneVsUnderReindex() {
     if (m !== null) samples.machine.push({ t, cpu: m });
   }, 1000);
   const r = await new Promise((resolve) => {
-    const child = spawn(join(repo, 'tools', 'run.sh'), [], {
+    const child = spawn(process.execPath, [join(repo, 'tools', 'folio-perf.mjs'), 'run'], {
       cwd: repo,
       env: { ...process.env, WORKFLOW: 'search', PROFILE: 'smoke', VUS: '1', DURATION: duration, REINDEX_TENANT: tenant, TESTID: testid, MINIFOLIO_PROFILE: 'fast' },
       stdio: ['ignore', 'pipe', 'pipe'],
@@ -465,9 +455,9 @@ async function aloneVsUnderReindex() {
   const to = Date.parse(window.endedAt);
   const id = testid.replace(/'/g, "\\'");
   const stats = async (where) => {
-    const [s] = await influx(`SELECT count("value"), percentile("value", 95) FROM "http_req_duration" WHERE "testid" = '${id}' AND "group" =~ /.+/ AND ${where}`);
-    const [f] = await influx(`SELECT first("value") FROM "http_req_duration" WHERE "testid" = '${id}' AND "group" =~ /.+/ AND ${where}`);
-    const [l] = await influx(`SELECT last("value") FROM "http_req_duration" WHERE "testid" = '${id}' AND "group" =~ /.+/ AND ${where}`);
+    const [s] = await influx(`SELECT count("value"), percentile("value", 95) FROM "${METRICS.httpDuration}" WHERE "testid" = '${id}' AND "group" =~ /.+/ AND ${where}`);
+    const [f] = await influx(`SELECT first("value") FROM "${METRICS.httpDuration}" WHERE "testid" = '${id}' AND "group" =~ /.+/ AND ${where}`);
+    const [l] = await influx(`SELECT last("value") FROM "${METRICS.httpDuration}" WHERE "testid" = '${id}' AND "group" =~ /.+/ AND ${where}`);
     if (!s) return null;
     const seconds = Math.max((l.values[0][0] - f.values[0][0]) / 1000, 1);
     return { n: s.values[0][1], p95: s.values[0][2], rps: s.values[0][1] / seconds, seconds, from: f.values[0][0], to: l.values[0][0] };
@@ -477,7 +467,7 @@ async function aloneVsUnderReindex() {
   // CPU by part in each window, in % of one core: the stack's processes
   // from module_stats (Telegraf, 5 s points), k6 and the machine from /proc.
   const cpu = async (a, b) => {
-    const series = await influx(`SELECT mean("cpu_percent") FROM "module_stats" WHERE time >= ${a}ms AND time <= ${b}ms GROUP BY "module"`);
+    const series = await influx(`SELECT mean("${FIELDS.cpuPercent}") FROM "${METRICS.moduleStats}" WHERE time >= ${a}ms AND time <= ${b}ms GROUP BY "module"`);
     const by = {};
     for (const x of series) {
       const m = x.tags.module;

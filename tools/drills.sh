@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # `make drills`: the reliability drills as one suite, on the tests' own stack (tools/test-env.sh).
-# Whole runs (tools/run.sh) driven through faults and bad input; after each, nothing the run made
+# Whole runs (folio-perf run) driven through faults and bad input; after each, nothing the run made
 # is left open or checked out, and what was lost is said:
 #   tests/e2e/drills.test.mjs       Ctrl-C under lotus, a second Ctrl-C, a foreign loan, a module
 #                                   and PostgreSQL restarted mid-run, a failed undo
@@ -11,6 +11,8 @@
 # The last three are in `make test` too; the first takes about 5 minutes, so it is here only.
 # Starts the test stack when it is not up, and stops it again only then (about 8 minutes in all).
 set -uo pipefail
+# shellcheck source=tools/local-env.sh
+. "$(dirname "$0")/local-env.sh" # only tools/local-env.allow's part of the caller's environment
 cd "$(dirname "$0")/.."
 # shellcheck source=tools/test-env.sh
 . tools/test-env.sh

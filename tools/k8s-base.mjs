@@ -1,15 +1,19 @@
 #!/usr/bin/env node
-// Writes k8s/base/ (kustomization.yaml and the two TestRuns) from the repository's files: every
-// *.js under lib/ and the two workflow scripts go into ConfigMaps and into each TestRun's projected
-// volume (a ConfigMap is flat, so each file is mapped to its path below /folio-perf by name).
-// `make k8s-base` runs it after a file is added to or removed from lib/; test-unit-k8s fails, naming
-// this command, when k8s/base/ is not what it would write.
+// Writes k8s/base/ (kustomization.yaml and one TestRun per workflow, testrun-<name>.yaml) from the
+// repository's files: every *.js under lib/ and each workflow's script go into ConfigMaps and into
+// each TestRun's projected volume (a ConfigMap is flat, so each file is mapped to its path below
+// /folio-perf by name). The workflows, their scripts and what their pods need beyond the common
+// (secrets, settings, volumes: the `k8s` of tools/report/workflows/<name>.mjs) come from the
+// registry (tools/workflows.mjs). `make k8s-base` runs it after a file is added to or removed from
+// lib/ or a workflow is added; test-unit-k8s fails, naming this command, when k8s/base/ is not what
+// it would write.
 //   node tools/k8s-base.mjs [--check]
-import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
-import { join, dirname } from 'node:path';
+import { readdirSync, readFileSync, writeFileSync, rmSync } from 'node:fs';
+import { join, dirname, basename, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { REPO, workflowNames, scriptPath, tools } from './workflows.mjs';
 
-const repo = join(dirname(fileURLToPath(import.meta.url)), '..');
+const repo = REPO;
 
 function jsFiles(dir) {
   return readdirSync(join(repo, dir), { withFileTypes: true })
@@ -18,15 +22,16 @@ function jsFiles(dir) {
     .sort();
 }
 
-// ConfigMap -> the directory its keys come from (and are mounted at).
-export function groups() {
+// ConfigMap -> the directory its keys come from (and are mounted at). scripts: the workflows'
+// entry scripts (file names under scripts/).
+export function groups(scripts) {
   const libDirs = ['lib', ...readdirSync(join(repo, 'lib'), { withFileTypes: true }).filter((e) => e.isDirectory()).map((e) => `lib/${e.name}`).sort()];
   const out = libDirs.map((d) => ({ name: `folio-perf-${d.replace(/\//g, '-')}`, dir: d, files: jsFiles(d) })).filter((g) => g.files.length);
-  out.push({ name: 'folio-perf-scripts', dir: 'scripts', files: ['check-in-check-out.js', 'mod-search.js'] });
+  out.push({ name: 'folio-perf-scripts', dir: 'scripts', files: [...scripts].sort() });
   return out;
 }
 
-export function kustomization(gs) {
+export function kustomization(gs, names) {
   const k = [
     "# folio-perf's workflows as k6-operator TestRuns (k8s/README.md). Written by tools/k8s-base.mjs",
     '# (make k8s-base): the scripts, lib/ and thresholds.json travel as ConfigMaps of the repository\'s',
@@ -36,8 +41,7 @@ export function kustomization(gs) {
     'apiVersion: kustomize.config.k8s.io/v1beta1',
     'kind: Kustomization',
     'resources:',
-    '  - testrun-cico.yaml',
-    '  - testrun-search.yaml',
+    ...names.map((n) => `  - testrun-${n}.yaml`),
     'generatorOptions:',
     '  # Fixed names: the TestRuns (a custom resource) refer to them, and kustomize rewrites hashed',
     '  # names only in the built-in kinds it knows.',
@@ -117,6 +121,17 @@ function pod(gs, { env, volumes, mounts }) {
   return p;
 }
 
+// What a workflow's pods need beyond the common (its tools module's `k8s`): secrets (names of
+// the Secret folio-perf-secrets' keys), plain settings, ConfigMap volumes ({name, configMap,
+// mountPath, why}).
+export function podExtras({ secrets = [], env = {}, volumes = [] } = {}) {
+  return {
+    env: [...secrets.flatMap(secretEnv), ...Object.entries(env).flatMap(([k, v]) => [`      - name: ${k}`, `        value: ${v}`])],
+    volumes: volumes.flatMap((v) => [`      # ${v.why}`, `      - name: ${v.name}`, '        configMap:', `          name: ${v.configMap}`]),
+    mounts: volumes.flatMap((v) => [`      - name: ${v.name}`, `        mountPath: ${v.mountPath}`, '        readOnly: true']),
+  };
+}
+
 export function testRun(gs, { name, workflow, script, head, env = [], volumes = [], mounts = [] }) {
   const spec = pod(gs, { env, volumes, mounts });
   return `${[
@@ -160,45 +175,34 @@ export function testRun(gs, { name, workflow, script, head, env = [], volumes = 
   ].join('\n')}\n`;
 }
 
-export function baseFiles() {
-  const gs = groups();
-  return {
-    'kustomization.yaml': kustomization(gs),
-    'testrun-cico.yaml': testRun(gs, {
-      name: 'folio-perf-cico',
-      workflow: 'cico',
-      script: 'check-in-check-out.js',
-      head: [
-        '# Check-in/check-out (scripts/check-in-check-out.js) split over `parallelism` k6 pods. Every pod',
-        "# selects its test data from FOLIO's database (DATA=db in the env file) and keeps only the items",
-        '# and patrons of its execution segment (lib/segments.js), so runners never collide; each pod\'s',
-        "# teardown checks in only its own segment's loans. The verdict over all pods' samples:",
-        '#   node tools/folio-perf.mjs verdict <TESTID> --influx <InfluxDB URL>',
-      ],
-      env: secretEnv('FOLIO_DB_PASSWORD'),
-    }),
-    'testrun-search.yaml': testRun(gs, {
-      name: 'folio-perf-search',
-      workflow: 'search',
-      script: 'mod-search.js',
-      head: [
-        '# The mod-search workflow (scripts/mod-search.js) split over `parallelism` k6 pods. Each iteration',
-        "# reads the query row of its number across all runners (k6's exec.scenario.iterationInTest counts",
-        '# over every segment), so the pods go through the files together as one k6 would, not each from',
-        '# the first row. The reindex phase\'s one VU (REINDEX_TENANT) runs in one pod only, as k6 gives',
-        '# a 1-VU scenario to a single segment.',
-      ],
-      env: ['      - name: DATA', '        value: csv:/search-data'],
-      volumes: ["      # mod-search's query files (make search-data), created apart: k8s/README.md.", '      - name: search-data', '        configMap:', '          name: folio-perf-search-data'],
-      mounts: ['      - name: search-data', '        mountPath: /search-data', '        readOnly: true'],
-    }),
-  };
+/** k8s/base/'s files from the repository and the workflows' registry (tools/workflows.mjs). */
+export async function baseFiles() {
+  const names = workflowNames();
+  const runs = [];
+  for (const n of names) {
+    const script = await scriptPath(n);
+    if (relative(join(repo, 'scripts'), script) !== basename(script)) throw new Error(`workflow ${n}'s script ${script} is not under ${repo}/scripts/; fix: a TestRun carries the repository's scripts/ only`);
+    const k8s = (await tools(n)).k8s;
+    if (!k8s || !Array.isArray(k8s.head)) throw new Error(`tools/report/workflows/${n}.mjs exports no k8s.head; fix: describe the workflow's TestRun there (see cico.mjs)`);
+    runs.push({ name: n, script: basename(script), k8s });
+  }
+  const gs = groups(runs.map((r) => r.script));
+  const files = { 'kustomization.yaml': kustomization(gs, names) };
+  for (const r of runs) files[`testrun-${r.name}.yaml`] = testRun(gs, { name: `folio-perf-${r.name}`, workflow: r.name, script: r.script, head: r.k8s.head, ...podExtras(r.k8s) });
+  return files;
 }
 
 if (process.argv[1] && fileURLToPath(import.meta.url) === process.argv[1]) {
   const check = process.argv.includes('--check');
   const stale = [];
-  for (const [f, text] of Object.entries(baseFiles())) {
+  let files;
+  try {
+    files = await baseFiles();
+  } catch (e) {
+    console.error(`folio-perf: ${e.message}`);
+    process.exit(1);
+  }
+  for (const [f, text] of Object.entries(files)) {
     const path = join(repo, 'k8s', 'base', f);
     let old = null;
     try {
@@ -209,6 +213,11 @@ if (process.argv[1] && fileURLToPath(import.meta.url) === process.argv[1]) {
     if (old === text) continue;
     if (check) stale.push(`k8s/base/${f}`);
     else writeFileSync(path, text);
+  }
+  // A TestRun of a workflow that is no longer registered.
+  for (const f of readdirSync(join(repo, 'k8s', 'base')).filter((x) => /^testrun-.*\.yaml$/.test(x) && !(x in files))) {
+    if (check) stale.push(`k8s/base/${f}`);
+    else rmSync(join(repo, 'k8s', 'base', f));
   }
   if (stale.length) {
     console.error(`folio-perf: ${stale.join(', ')} out of date with lib/ and scripts/; fix: make k8s-base`);

@@ -25,13 +25,17 @@
 # thresholds (thresholds.json's SLOs) fail it on their own. Exit: a run's failure code, else the
 # verdict's (99 when the comparison says regressed). GATE_ALPHA: the verdict's false-alarm rate.
 set -uo pipefail
+# shellcheck source=tools/local-env.sh
+. "$(dirname "$0")/local-env.sh" # only tools/local-env.allow's part of the caller's environment
 cd "$(dirname "$0")/.."
+# What the runs need built and running (make's prerequisites would run before local-env.sh).
+make --no-print-directory run-deps >&2 || exit 1
 . tools/defaults.sh
 export FP_STACK_DIR # the base worktree's scripts use this checkout's stack
 export FP_INFLUX_URL=${FP_INFLUX_URL:-http://127.0.0.1:$FP_INFLUX_PORT}
 runs=${GATE_RUNS:-4} duration=${GATE_DURATION:-120s} candidate=${GATE_CANDIDATE:-fast} alpha=${GATE_ALPHA:-0.05}
 control=${GATE_CONTROL:-speed}
-stamp=$(date -u +%Y%m%dT%H%M%SZ)
+stamp=$(fp_testid_stamp)
 base_ref=${GATE_BASE_REF:-}
 # A push that creates a branch has no commit before it (GitHub sends forty zeros).
 if [[ $base_ref =~ ^0+$ ]]; then
@@ -49,7 +53,7 @@ die() {
 
 gate_run() { # NAME MINIFOLIO_PROFILE [CHECKOUT]: prints the run's summary.json path
   local testid="gate-$1-$stamp" dir=${3:-$PWD} rc
-  (cd "$dir" && PROFILE=smoke DURATION="$duration" MINIFOLIO_PROFILE="$2" TESTID="$testid" tools/run.sh) >&2
+  (cd "$dir" && PROFILE=smoke DURATION="$duration" MINIFOLIO_PROFILE="$2" TESTID="$testid" node tools/folio-perf.mjs run) >&2
   rc=$?
   if [ "$rc" -ne 0 ]; then
     echo "perf-gate: the $1 run ($testid) failed with exit $rc; fix: read its output above (99: an SLO of thresholds.json failed)" >&2
@@ -68,9 +72,12 @@ if [ -n "$base_ref" ] && [ -z "${GATE_BASELINE:-}" ]; then
     die "could not check out $base_ref into $base_dir" "git worktree prune, then run again"
   # Nothing is left checked out, whatever happens next.
   trap 'git worktree remove --force "$base_dir" >/dev/null 2>&1' EXIT
-  [ -x "$base_dir/tools/run.sh" ] || die "$base_ref has no tools/run.sh" "use a base commit of folio-perf"
+  [ -f "$base_dir/tools/folio-perf.mjs" ] || die "$base_ref has no tools/folio-perf.mjs" "use a base commit of folio-perf"
   echo "==> perf-gate: baseline runs by $base_ref ($(git rev-parse --short "$base_sha")), candidate by this checkout ($(git rev-parse --short HEAD))" >&2
   make -C "$base_dir" --no-print-directory k6 minifolio >&2 || die "the base $base_ref does not build" "see the make output above"
+  # Both sides use this checkout's running stack: the base's make would otherwise build a Telegraf
+  # of its own before each run. Hard links keep the times, so make finds it up to date.
+  cp -pl bin/telegraf bin/.telegraf-build "$base_dir/bin/" 2>/dev/null || true
 fi
 
 baseline=${GATE_BASELINE:-}

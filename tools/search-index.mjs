@@ -1,23 +1,25 @@
 #!/usr/bin/env node
-// Indexes one tenant through FOLIO's own API before a search run (tools/run.sh WORKFLOW=search):
+// Indexes one tenant through FOLIO's own API before a search run (folio-perf run WORKFLOW=search, tools/run/workflows/search.mjs):
 // logs in, starts mod-search's full reindex (POST /search/index/instance-records/reindex/full),
 // polls GET /search/index/instance-records/reindex/status until it completes (bounded), and says
 // how long it took. The legacy authority index is built too (POST /search/index/inventory/reindex
 // {"resourceName": "authority"}), since the authority templates search it.
 //   FOLIO_PASSWORD=... node tools/search-index.mjs --url http://127.0.0.1:9130 --tenant fs09000000 [--user folio_admin] [--timeout 600]
+import { parseArgs } from 'node:util';
 import { CURRENT, currentProgress } from '../lib/search/reindex.js';
+import { setting } from './defaults.mjs';
 
 function die(cause, fix) {
   console.error(`folio-perf: search-index: ${cause}; fix: ${fix}`);
   process.exit(1);
 }
 
-const args = { url: '', tenant: '', user: 'folio_admin', timeout: '600' };
-const argv = process.argv.slice(2);
-for (let i = 0; i < argv.length; i++) {
-  const k = argv[i].replace(/^--/, '');
-  if (!(k in args) || i + 1 >= argv.length) die(`unknown or incomplete option ${argv[i]}`, 'use --url URL --tenant TENANT [--user USER] [--timeout SECONDS]');
-  args[k] = argv[++i];
+let args;
+try {
+  const options = { url: { type: 'string', default: '' }, tenant: { type: 'string', default: '' }, user: { type: 'string', default: setting('FP_USER') }, timeout: { type: 'string', default: '600' } };
+  args = parseArgs({ options, strict: true }).values;
+} catch (e) {
+  die(String(e.message).split('\n')[0].replace(/\. To specify a positional argument.*$/, ''), 'use --url URL --tenant TENANT [--user USER] [--timeout SECONDS]');
 }
 const password = process.env.FOLIO_PASSWORD;
 if (!args.url || !args.tenant) die('--url and --tenant are required', 'e.g. --url http://127.0.0.1:9130 --tenant fs09000000');

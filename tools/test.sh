@@ -5,6 +5,8 @@
 # One line per suite; each suite's full output goes to .stack/logs/test-<suite>.log
 # and is shown only when the suite fails. Ends with "suites: N passed, M failed".
 set -uo pipefail
+# shellcheck source=tools/local-env.sh
+. "$(dirname "$0")/local-env.sh" # only tools/local-env.allow's part of the caller's environment
 cd "$(dirname "$0")/.."
 repo=$PWD
 logs=$repo/.stack/logs
@@ -12,20 +14,20 @@ mkdir -p "$logs"
 
 # Unit suites need no running service; e2e suites need the test stack.
 # Suites are make targets defined in mk/*.mk, next to the code they test.
-builds=(telegraf k6 minifolio dashboards-deps contract-deps opensearch)
-unit_suites=(test-unit-repo test-unit-stack test-unit-k6 test-unit-lib test-unit-k8s test-unit-k6-document test-unit-dashboards test-unit-compose fuzz-cql fuzz-search test-unit-report test-unit-bench-search test-unit-verdict)
+builds=(telegraf k6 minifolio dashboards-deps contract-deps opensearch jmeter)
+unit_suites=(test-unit-repo test-unit-cli test-unit-stack test-unit-k6 test-unit-lib test-unit-workflows test-unit-k8s test-unit-k6-document test-unit-dashboards test-unit-compose fuzz-cql fuzz-search test-unit-report test-unit-bench-search test-unit-verdict test-unit-jmeter)
 # test-unit-minifolio runs every minifolio package (CQL, storage, gateway, modules)
 # against the test stack's PostgreSQL. test-e2e-dashboards runs every panel query
 # against the CICO smoke run that test-e2e-cico recorded. test-e2e-search runs
 # the mod-search workflow (minifolio's mod-search on the stack's OpenSearch) and
-# leaves its testid in last-search-testid. test-e2e-report, test-e2e-report-mechanisms (under
+# leaves its testid in last-search-testid, as test-e2e-cico leaves last-cico-testid. test-e2e-report, test-e2e-report-mechanisms (under
 # missing-index, leak and juniper-patron-blocks) and test-e2e-report-search make their own short runs
 # and check the report's cells against InfluxDB. test-e2e-contract validates every answer of the CICO
 # sequence against the JSON schema the answering FOLIO module publishes (minifolio/contract/).
 # test-e2e-scale runs 1, 2 and 4 local runners (RUNNERS=N) and checks the verdict over all of them.
 # test-e2e-gate makes four short runs: a baseline of two on fast, candidates on
 # fast-checkout-plus50 (exit 99) and fast (exit 0).
-e2e_suites=(test-e2e-stack test-e2e-sql test-unit-minifolio test-e2e-contract test-e2e-telegraf-configs test-e2e-cico test-e2e-run-cli test-e2e-report test-e2e-report-mechanisms test-e2e-search test-e2e-report-search test-e2e-dashboards test-e2e-influx-loss test-e2e-db-password test-e2e-scale test-e2e-gate)
+e2e_suites=(test-e2e-stack test-e2e-sql test-unit-minifolio test-e2e-contract test-e2e-telegraf-configs test-e2e-cico test-e2e-run-cli test-e2e-report test-e2e-report-mechanisms test-e2e-search test-e2e-report-search test-e2e-dashboards test-e2e-influx-loss test-e2e-db-password test-e2e-scale test-e2e-gate test-e2e-local-only test-e2e-influx-lp test-e2e-jmeter)
 
 passed=0 failed=0 failed_names=()
 run_suite() { # NAME COMMAND...
@@ -49,6 +51,8 @@ finish() {
   [ "$failed" -eq 0 ]
 }
 
+# What is missing is installed here, after local-env.sh (not as make's prerequisite, before it).
+tools/deps.sh || exit 1
 echo "==> building (logs in .stack/logs/)"
 for b in "${builds[@]}"; do
   run_suite "build-$b" make --no-print-directory "$b"
@@ -62,7 +66,7 @@ for s in "${unit_suites[@]}"; do run_suite "${s#test-}" make --no-print-director
 . tools/test-env.sh
 
 echo "==> end-to-end tests (test stack in .stack/test)"
-# stack.sh down also stops the minifolio that the CICO suite started (tools/run.sh).
+# stack.sh down also stops the minifolio that the CICO suite started (folio-perf run).
 trap 'stack/stack.sh down >/dev/null 2>&1' EXIT
 # With OpenSearch: mod-search's tests and the search workflow need it.
 if ! stack/stack.sh up search >"$logs/test-stack-up.log" 2>&1; then
@@ -71,12 +75,10 @@ if ! stack/stack.sh up search >"$logs/test-stack-up.log" 2>&1; then
   failed=$((failed + 1))
   failed_names+=(stack-up)
 else
-  # Written by this run's CICO suite; one left by an earlier `make test` would
-  # let the dashboards suite pass against a stale run.
-  rm -f "$FP_STACK_DIR/last-cico-testid" "$FP_STACK_DIR/last-search-testid"
+  # last-<workflow>-testid: written by this run's workflow suites for the dashboards
+  # suite; one left by an earlier `make test` would let it pass against a stale run.
+  rm -f "$FP_STACK_DIR"/last-*-testid
   for s in "${e2e_suites[@]}"; do
-    [ -f "$FP_STACK_DIR/last-cico-testid" ] && export FP_DASH_TESTID=$(cat "$FP_STACK_DIR/last-cico-testid")
-    [ -f "$FP_STACK_DIR/last-search-testid" ] && export FP_DASH_SEARCH_TESTID=$(cat "$FP_STACK_DIR/last-search-testid")
     run_suite "${s#test-}" make --no-print-directory "$s"
   done
 fi

@@ -1,7 +1,10 @@
-// Dashboard "FOLIO check-in/check-out": one run of scripts/check-in-check-out.js
-// as the release reports looked at it — the run's check-in/check-out times,
-// throughput and errors, the slow APIs, and module CPU beside them.
-import { METRICS } from '../../lib/metrics.js';
+// The check-in/check-out workflow's dashboards (DASHBOARDS, found by dashboards/src/index.mjs):
+// this module's "FOLIO check-in/check-out", one run of scripts/check-in-check-out.js as the
+// release reports looked at it — the run's check-in/check-out times, throughput and errors, the
+// slow APIs, and module CPU beside them — and the release comparison of two runs
+// (cico-comparison.mjs).
+import { METRICS, FIELDS } from '../../lib/metrics.js';
+import * as comparison from './cico-comparison.mjs';
 import {
   SLOW_API_P75_MS,
   baseDashboard,
@@ -94,7 +97,7 @@ const summary = [
       title: 'Failed transactions',
       description:
         'Share of check-in/check-out transactions in which any request failed its check (k6 Rate ' +
-        '`transaction_failed`).',
+        `\`${METRICS.transactionFailed}\`).`,
       unit: 'percent',
       decimals: 2,
       thresholds: thresholds('green', [1, 'red']),
@@ -108,7 +111,7 @@ const summary = [
   [
     statPanel({
       title: 'Failed requests',
-      description: 'Share of HTTP requests k6 counted as failed (`http_req_failed`: status outside 200–399 or no response).',
+      description: `Share of HTTP requests k6 counted as failed (\`${METRICS.httpFailed}\`: status outside 200–399 or no response).`,
       unit: 'percent',
       decimals: 2,
       thresholds: thresholds('green', [1, 'red']),
@@ -198,7 +201,7 @@ const apis = [
   [
     timeseriesPanel({
       title: 'Requests/s by API',
-      description: 'HTTP requests per second per API (k6 `http_reqs`, tag `name`).',
+      description: `HTTP requests per second per API (k6 \`${METRICS.httpReqs}\`, tag \`name\`).`,
       unit: 'reqps',
       min: 0,
       legendCalcs: ['mean', 'max'],
@@ -236,12 +239,12 @@ const resources = [
     timeseriesPanel({
       title: 'Module CPU',
       description:
-        'CPU of each FOLIO module, the gateway (okapi) and PostgreSQL, from Telegraf (`module_stats`). ' +
+        `CPU of each FOLIO module, the gateway (okapi) and PostgreSQL, from Telegraf (\`${METRICS.moduleStats}\`). ` +
         '100 % = one core fully used. Not filtered by run: set the time range to the run.',
       unit: 'percent',
       min: 0,
       legendCalcs: ['mean', 'max'],
-      targets: [seriesTarget('A', { select: 'mean("cpu_percent")', measurement: 'module_stats', by: 'module' })],
+      targets: [seriesTarget('A', { select: `mean("${FIELDS.cpuPercent}")`, measurement: METRICS.moduleStats, by: 'module' })],
     }),
     12,
     9,
@@ -250,12 +253,12 @@ const resources = [
     timeseriesPanel({
       title: 'Module memory (RSS)',
       description:
-        'Resident memory of each module process or container (`module_stats.mem_rss_bytes`). Steady growth ' +
+        `Resident memory of each module process or container (\`${METRICS.moduleStats}.${FIELDS.memRss}\`). Steady growth ` +
         'over a long run points at a leak.',
       unit: 'bytes',
       min: 0,
       legendCalcs: ['mean', 'max'],
-      targets: [seriesTarget('A', { select: 'mean("mem_rss_bytes")', measurement: 'module_stats', by: 'module' })],
+      targets: [seriesTarget('A', { select: `mean("${FIELDS.memRss}")`, measurement: METRICS.moduleStats, by: 'module' })],
     }),
     12,
     9,
@@ -267,8 +270,8 @@ const resources = [
         'Average and peak CPU (100 % = one core) and average RSS per module over the selected time range, ' +
         'the numbers of the release reports\' module CPU table.',
       unit: 'percent',
-      fields: 'mean("cpu_percent") AS "CPU avg", max("cpu_percent") AS "CPU max", mean("mem_rss_bytes") AS "RSS avg"',
-      measurement: 'module_stats',
+      fields: `mean("${FIELDS.cpuPercent}") AS "CPU avg", max("${FIELDS.cpuPercent}") AS "CPU max", mean("${FIELDS.memRss}") AS "RSS avg"`,
+      measurement: METRICS.moduleStats,
       by: ['module'],
       overrides: [{ name: 'RSS avg', properties: [{ id: 'unit', value: 'bytes' }] }],
       sortBy: [{ displayName: 'CPU avg', desc: true }],
@@ -318,3 +321,5 @@ export function build() {
     { title: 'Modules and database', panels: resources },
   ]);
 }
+
+export const DASHBOARDS = [{ UID, FILE, build }, comparison];

@@ -253,7 +253,7 @@ export function baseDashboard({ uid, title, description, time = { from: 'now-1h'
       new dashboard.DatasourceVariableBuilder('datasource')
         .label('Data source')
         .type('influxdb')
-        .description('InfluxDB 1.x database with k6 samples and Telegraf module_stats'),
+        .description(`InfluxDB 1.x database with k6 samples and Telegraf ${METRICS.moduleStats}`),
     );
 }
 

@@ -1,8 +1,9 @@
-// Dashboard "FOLIO mod-search": one run of scripts/mod-search.js as the Lotus
+// The mod-search workflow's dashboard (DASHBOARDS, found by dashboards/src/index.mjs), "FOLIO
+// mod-search": one run of scripts/mod-search.js as the Lotus
 // mod-search report looked at it — response time per query group and per
 // template, throughput, errors, the background reindex of the other tenant,
 // and mod-search's and OpenSearch's CPU and memory side by side.
-import { METRICS, SEARCH_SLOW_MS } from '../../lib/metrics.js';
+import { METRICS, SEARCH_SLOW_MS, FIELDS } from '../../lib/metrics.js';
 import * as dashboard from '@grafana/grafana-foundation-sdk/dashboard';
 import {
   DATASOURCE,
@@ -133,7 +134,7 @@ const summary = [
   [
     statPanel({
       title: 'Failed search requests',
-      description: 'Share of search requests k6 counted as failed (`http_req_failed`: status outside 200–399 or no response).',
+      description: `Share of search requests k6 counted as failed (\`${METRICS.httpFailed}\`: status outside 200–399 or no response).`,
       unit: 'percent',
       decimals: 2,
       thresholds: thresholds('green', [1, 'red']),
@@ -146,7 +147,7 @@ const summary = [
     statPanel({
       title: 'Reindex duration',
       description:
-        'How long the background reindex of the other tenant took (k6 Trend `reindex_duration`, one sample ' +
+        `How long the background reindex of the other tenant took (k6 Trend \`${METRICS.reindexDuration}\`, one sample ` +
         'when it ends, whatever its outcome). Empty when the run had no reindex phase.',
       unit: 'ms',
       targets: [influxql('A', `SELECT max("value") FROM "${reindexDuration}" WHERE ${RUN} AND $timeFilter`)],
@@ -198,7 +199,7 @@ const overTime = [
       title: 'Reindex running',
       description:
         'The background reindex window: 1 while the reindex of the other tenant runs, 0 once it is done (k6 ' +
-        'Gauge `reindex_running`, sampled at each progress poll), per reindexed tenant. Read the response ' +
+        `Gauge \`${METRICS.reindexRunning}\`, sampled at each progress poll), per reindexed tenant. Read the response ` +
         'times above against it.',
       unit: 'none',
       min: 0,
@@ -290,12 +291,12 @@ const resources = [
     timeseriesPanel({
       title: 'mod-search and OpenSearch CPU',
       description:
-        'CPU of the mod-search module and of its OpenSearch node side by side (Telegraf `module_stats`). 100 % = ' +
+        `CPU of the mod-search module and of its OpenSearch node side by side (Telegraf \`${METRICS.moduleStats}\`). 100 % = ` +
         'one core fully used. Not filtered by run: set the time range to the run.',
       unit: 'percent',
       min: 0,
       legendCalcs: ['mean', 'max'],
-      targets: [seriesTarget('A', { select: 'mean("cpu_percent")', measurement: 'module_stats', where: SEARCH_MODULES, by: 'module' })],
+      targets: [seriesTarget('A', { select: `mean("${FIELDS.cpuPercent}")`, measurement: METRICS.moduleStats, where: SEARCH_MODULES, by: 'module' })],
     }),
     12,
     8,
@@ -304,12 +305,12 @@ const resources = [
     timeseriesPanel({
       title: 'mod-search and OpenSearch memory (RSS)',
       description:
-        'Resident memory of the mod-search module and of the OpenSearch node (`module_stats.mem_rss_bytes`); ' +
+        `Resident memory of the mod-search module and of the OpenSearch node (\`${METRICS.moduleStats}.${FIELDS.memRss}\`); ` +
         'OpenSearch\'s includes its fixed JVM heap.',
       unit: 'bytes',
       min: 0,
       legendCalcs: ['mean', 'max'],
-      targets: [seriesTarget('A', { select: 'mean("mem_rss_bytes")', measurement: 'module_stats', where: SEARCH_MODULES, by: 'module' })],
+      targets: [seriesTarget('A', { select: `mean("${FIELDS.memRss}")`, measurement: METRICS.moduleStats, where: SEARCH_MODULES, by: 'module' })],
     }),
     12,
     8,
@@ -364,3 +365,5 @@ export function build() {
     { title: 'mod-search and OpenSearch', panels: resources },
   ]);
 }
+
+export const DASHBOARDS = [{ UID, FILE, build }];

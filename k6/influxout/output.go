@@ -25,6 +25,8 @@ package influxout
 
 import (
 	"bytes"
+	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -261,7 +263,7 @@ func (o *Output) Description() string {
 // Start creates the database if it is missing (harmless when it exists or the
 // user may not create it, as in k6's output) and starts flushing.
 func (o *Output) Start() error {
-	if _, _, err := o.post("/query", url.Values{"q": {`CREATE DATABASE "` + strings.ReplaceAll(o.cfg.DB, `"`, `\"`) + `"`}}, nil); err != nil {
+	if _, _, err := o.post("/query", url.Values{"q": {`CREATE DATABASE "` + strings.ReplaceAll(o.cfg.DB, `"`, `\"`) + `"`}}, nil, writeTimeout); err != nil {
 		o.logger.WithError(err).Debug("Couldn't create database; most likely harmless")
 	}
 	pf, err := output.NewPeriodicFlusher(o.cfg.PushInterval, o.flush)
@@ -330,10 +332,12 @@ func (o *Output) flush() {
 	}
 }
 
-// post sends one request; a status other than 200/204 comes back with the
-// start of InfluxDB's message.
-func (o *Output) post(path string, q url.Values, body []byte) (int, string, error) {
-	req, err := http.NewRequest(http.MethodPost, o.cfg.Addr+path+"?"+q.Encode(), bytes.NewReader(body))
+// post sends one request, given up after timeout; a status other than 200/204
+// comes back with the start of InfluxDB's message.
+func (o *Output) post(path string, q url.Values, body []byte, timeout time.Duration) (int, string, error) {
+	ctx, cancel := context.WithTimeout(context.Background(), timeout)
+	defer cancel()
+	req, err := http.NewRequestWithContext(ctx, http.MethodPost, o.cfg.Addr+path+"?"+q.Encode(), bytes.NewReader(body))
 	if err != nil {
 		return 0, "", err
 	}
@@ -346,9 +350,18 @@ func (o *Output) post(path string, q url.Values, body []byte) (int, string, erro
 		return 0, "", err
 	}
 	defer resp.Body.Close()
-	msg, _ := io.ReadAll(io.LimitReader(resp.Body, 4096))
+	// Up to 1 MiB: a partial write lists every line InfluxDB could not parse and
+	// puts its dropped=N count last, and the sender counts both.
+	msg, _ := io.ReadAll(io.LimitReader(resp.Body, 1<<20))
 	if resp.StatusCode != http.StatusNoContent && resp.StatusCode != http.StatusOK {
-		return resp.StatusCode, strings.TrimSpace(string(msg)), fmt.Errorf("%s answered %d: %s", path, resp.StatusCode, strings.TrimSpace(string(msg)))
+		text := strings.TrimSpace(string(msg))
+		var e struct { // InfluxDB's JSON error body: its message
+			Error string `json:"error"`
+		}
+		if json.Unmarshal(msg, &e) == nil && e.Error != "" {
+			text = e.Error
+		}
+		return resp.StatusCode, text, fmt.Errorf("%s answered %d: %s", path, resp.StatusCode, firstLine(unparsed.ReplaceAllString(text, "unable to parse a line: ")))
 	}
 	return resp.StatusCode, "", nil
 }

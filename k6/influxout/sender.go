@@ -26,10 +26,10 @@ type batch struct {
 	born   time.Time // when it was encoded: its retries end RetryTimeout later
 }
 
-// poster sends one request: the status (0 without an answer), InfluxDB's
-// message for a status other than 200/204, and an error for anything but
-// success.
-type poster func(path string, q url.Values, body []byte) (int, string, error)
+// poster sends one request, giving up after timeout: the status (0 without
+// an answer), InfluxDB's message for a status other than 200/204, and an error
+// for anything but success.
+type poster func(path string, q url.Values, body []byte, timeout time.Duration) (int, string, error)
 
 // sender writes batches to InfluxDB one at a time and in order, from its own
 // goroutine, so a slow or absent InfluxDB never holds up k6's flush: batches
@@ -38,7 +38,11 @@ type poster func(path string, q url.Values, body []byte) (int, string, error)
 // What happens to a failed write:
 //   - no answer, 5xx, 408 or 429: retried with exponential backoff (0.2 s
 //     doubling to 5 s) until RetryTimeout after the batch was encoded, then
-//     dropped and counted;
+//     dropped and counted. No attempt outlasts that time either (a write's
+//     timeout is what is left of it), and a batch whose time ran out while it
+//     waited behind others is dropped unsent: an InfluxDB that takes
+//     connections but never answers cannot hold k6 for a write timeout per
+//     queued batch;
 //   - 413 (body over InfluxDB's max-body-size): the batch is split in two
 //     and both halves are sent, and later batches are cut at half the size;
 //     a single line refused with 413 is dropped and counted;
@@ -46,7 +50,9 @@ type poster func(path string, q url.Values, body []byte) (int, string, error)
 //     bytes themselves (400 unparseable or a field type conflict, 401/403 bad
 //     credentials, 404 no such database): sending them again gets the same
 //     answer, and retrying would only hold up the batches behind them. A 400
-//     "partial write" counts only the points InfluxDB says it dropped.
+//     "partial write" keeps the other points: lost are those InfluxDB says it
+//     dropped (dropped=N) plus each line it could not parse, which InfluxDB
+//     1.x lists ("unable to parse '<line>': ...") but does not count in N.
 type sender struct {
 	cfg    Config
 	logger logrus.FieldLogger
@@ -66,13 +72,16 @@ type sender struct {
 	reasons map[string]int64
 	lastLog time.Time // of the last "dropped" log line, to keep a long outage from flooding the log
 
+	stopBy time.Time // set by close: the output's stop ends then at the latest
+
 	done chan struct{}
-	// sleep waits between retries; tests shorten it.
+	// sleep waits between retries and now reads the clock; tests replace both.
 	sleep func(time.Duration)
+	now   func() time.Time
 }
 
 func newSender(cfg Config, logger logrus.FieldLogger, post poster) *sender {
-	s := &sender{cfg: cfg, logger: logger, post: post, reasons: map[string]int64{}, done: make(chan struct{}), sleep: time.Sleep}
+	s := &sender{cfg: cfg, logger: logger, post: post, reasons: map[string]int64{}, done: make(chan struct{}), sleep: time.Sleep, now: time.Now}
 	s.wake = sync.NewCond(&s.mu)
 	s.limit.Store(int64(cfg.BatchBytes))
 	return s
@@ -101,10 +110,16 @@ func (s *sender) enqueue(b *batch) {
 }
 
 // close lets the queue drain and waits for it: every batch is written or
-// dropped by then, at most RetryTimeout after the last one was encoded.
+// dropped by then, at most RetryTimeout from now (one write's timeout when
+// RetryTimeout is 0), however many batches wait.
 func (s *sender) close() {
 	s.mu.Lock()
 	s.closed = true
+	budget := s.cfg.RetryTimeout
+	if budget <= 0 {
+		budget = writeTimeout
+	}
+	s.stopBy = s.now().Add(budget)
 	s.wake.Broadcast()
 	s.mu.Unlock()
 	<-s.done
@@ -130,18 +145,49 @@ func (s *sender) run() {
 	}
 }
 
-var partialDropped = regexp.MustCompile(`dropped=(\d+)`)
+var (
+	partialDropped = regexp.MustCompile(`dropped=(\d+)`)
+	// InfluxDB quotes the line it could not parse: never into a log or the loss
+	// report (its tags are the run's), and the reason stays one per kind.
+	unparsed = regexp.MustCompile(`unable to parse '.*?': `)
+)
+
+// refused is how many of a batch's points a 4xx answer cost: all of them,
+// unless InfluxDB says it kept the others (a partial write).
+func refused(msg string, points int) int {
+	if !strings.Contains(msg, "partial write") {
+		return points
+	}
+	n := strings.Count(msg, "unable to parse ")
+	if m := partialDropped.FindStringSubmatch(msg); m != nil {
+		d, _ := strconv.Atoi(m[1])
+		n += d
+	}
+	if n == 0 || n > points {
+		return points // a partial write that names no count: assume the worst
+	}
+	return n
+}
 
 // write sends b until it is written or given up (see sender).
 func (s *sender) write(b *batch) {
 	backoff := 200 * time.Millisecond
 	failing := false
 	for {
-		status, msg, err := s.post("/write", url.Values{"db": {s.cfg.DB}}, b.body)
+		left, stopping := s.timeLeft(b)
+		if left <= 0 && stopping {
+			s.count(0, b.points, fmt.Sprintf("not sent: k6 stopped, and the stop's bound (K6_INFLUXDB_RETRY_TIMEOUT=%s, or one write's %s when 0) was over", s.cfg.RetryTimeout, writeTimeout))
+			return
+		}
+		if left <= 0 {
+			s.count(0, b.points, fmt.Sprintf("not sent: waited past K6_INFLUXDB_RETRY_TIMEOUT=%s behind writes InfluxDB did not take", s.cfg.RetryTimeout))
+			return
+		}
+		status, msg, err := s.post("/write", url.Values{"db": {s.cfg.DB}}, b.body, left)
 		switch {
 		case err == nil:
 			if failing {
-				s.logger.Infof("InfluxDB takes writes again after %s", time.Since(b.born).Round(time.Second))
+				s.logger.Infof("InfluxDB takes writes again after %s", s.now().Sub(b.born).Round(time.Second))
 			}
 			s.count(b.points, 0, "")
 			return
@@ -159,16 +205,11 @@ func (s *sender) write(b *batch) {
 			s.write(second)
 			return
 		case status >= 400 && status < 500 && status != http.StatusRequestTimeout && status != http.StatusTooManyRequests:
-			lost := b.points
-			if m := partialDropped.FindStringSubmatch(msg); m != nil && strings.Contains(msg, "partial write") {
-				if n, err := strconv.Atoi(m[1]); err == nil && n <= b.points {
-					lost = n
-				}
-			}
-			s.count(b.points-lost, lost, fmt.Sprintf("%d: %s", status, firstLine(msg)))
+			lost := refused(msg, b.points)
+			s.count(b.points-lost, lost, fmt.Sprintf("%d: %s", status, firstLine(unparsed.ReplaceAllString(msg, "unable to parse a line: "))))
 			return
 		}
-		if s.cfg.RetryTimeout <= 0 || time.Since(b.born)+backoff > s.cfg.RetryTimeout {
+		if s.cfg.RetryTimeout <= 0 || s.now().Sub(b.born)+backoff > s.cfg.RetryTimeout {
 			s.count(0, b.points, fmt.Sprintf("InfluxDB did not take the write within K6_INFLUXDB_RETRY_TIMEOUT=%s (last error: %s)", s.cfg.RetryTimeout, errText(status, msg, err)))
 			return
 		}
@@ -179,6 +220,25 @@ func (s *sender) write(b *batch) {
 		s.sleep(backoff)
 		backoff = min(backoff*2, 5*time.Second)
 	}
+}
+
+// timeLeft is how long the next attempt at b may take: one write's timeout,
+// within RetryTimeout after b was encoded and, once the output stops, within
+// the stop's own bound (stopping: that bound is the one that binds). Zero or
+// less: b's time is up.
+func (s *sender) timeLeft(b *batch) (left time.Duration, stopping bool) {
+	now := s.now()
+	left = writeTimeout
+	if s.cfg.RetryTimeout > 0 {
+		left = min(left, b.born.Add(s.cfg.RetryTimeout).Sub(now))
+	}
+	s.mu.Lock()
+	stopBy := s.stopBy
+	s.mu.Unlock()
+	if !stopBy.IsZero() && stopBy.Sub(now) < left {
+		return stopBy.Sub(now), true
+	}
+	return left, false
 }
 
 // split cuts b into two batches of whole lines, about half the bytes each.
@@ -208,8 +268,8 @@ func (s *sender) count(written, dropped int, reason string) {
 func (s *sender) dropLocked(n int, reason string) {
 	s.dropped += int64(n)
 	s.reasons[reason] += int64(n)
-	if time.Since(s.lastLog) >= 10*time.Second {
-		s.lastLog = time.Now()
+	if s.now().Sub(s.lastLog) >= 10*time.Second {
+		s.lastLog = s.now()
 		s.logger.Errorf("Dropped %d samples: %s (%d dropped so far)", n, reason, s.dropped)
 	}
 }

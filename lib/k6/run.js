@@ -7,6 +7,7 @@
 // function that opens paths relative to the repository root.
 
 import { envFileName, parseEnvFile, resolveConfig } from '../config.js';
+import { defaultsLookup } from '../defaults.js';
 import { buildProfile } from '../profiles.js';
 import { makeTestId, validTestId } from '../testid.js';
 
@@ -42,7 +43,9 @@ export function loadRun({ read, env, workflow, vu = 0, load = (path) => require(
   try {
     const wf = workflow;
     const where = envFileName(env.K6_ENV);
-    const cfg = resolveConfig(parseEnvFile(readFile(read, where.file, 'environment file', `create ${where.file} (copy env/folio.example.json) or set K6_ENV to one of the files in env/`), where.file), env, where, wf.config);
+    const text = readFile(read, where.file, 'environment file', `create ${where.file} (copy env/folio.example.json) or set K6_ENV to one of the files in env/`);
+    const lookup = defaultsLookup(env, (f) => readFile(read, f, 'defaults file', `restore ${f} from the repository`));
+    const cfg = resolveConfig(parseEnvFile(text, where.file, lookup), env, where, wf.config);
     const profile = buildProfile(env.PROFILE, { vus: env.VUS, duration: env.DURATION }, { profiles: wf.profiles, phases: typeof wf.phases === 'function' ? wf.phases(env) : wf.phases, startMs: wf.warmupMs ? wf.warmupMs(env) : 0 });
     const run = { cfg, profile, workflow: wf.name, ...wf.settings(env, profile, cfg) };
     if (wf.scenarios) run.extraScenarios = wf.scenarios(run);
@@ -85,7 +88,7 @@ function planRun(wf, run, read, env, load) {
   // k6 cannot create directories, and handleSummary's files fail if results/<testid>/ is missing:
   // `make run` creates it; a direct run is told how (see handleSummary).
   // One runner of a split run (INSTANCE) writes its summary beside the others', under runners/<i>/;
-  // tools/run-runners.sh merges them into results/<testid>/summary.json.
+  // folio-perf run (tools/run/k6.mjs) merges them into results/<testid>/summary.json.
   const resultsDir = env.INSTANCE ? `results/${testid}/runners/${env.INSTANCE}` : `results/${testid}`;
   const resultsDirExists = env.TESTID ? isDirectory(read, resultsDir) : false;
 

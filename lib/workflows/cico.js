@@ -21,6 +21,8 @@ function parsePerVu(v) {
 
 export const cico = {
   name: 'cico',
+  // The entry script, relative to the repository (tools/workflows.mjs finds it here).
+  script: 'scripts/check-in-check-out.js',
   profiles: PROFILES,
   phases: null,
   // resolveConfig's options: CICO loads test data (DATA=db or csv:<dir>).

@@ -33,6 +33,10 @@ func Load(ctx context.Context, file string) (*types.Project, error) {
 		cli.WithInterpolation(true),
 		cli.WithResolvedPaths(true),
 		cli.WithEnv([]string{}),
+		// As docker compose does: .env of the project directory (a link to defaults.env)
+		// gives the variables the file interpolates.
+		cli.WithEnvFiles(),
+		cli.WithDotEnv,
 	)
 	if err != nil {
 		return nil, err
@@ -225,7 +229,7 @@ func GrafanaProvisioned(p *types.Project, dashboardsDir string) []string {
 }
 
 // dashboardsMounted: every generated dashboard is mounted where a dashboard
-// provider of provFiles reads.
+// provider of provFiles reads, as a file or with the directory of them all.
 func dashboardsMounted(service string, mounts map[string]string, provFiles []string, dashboardsDir string) []string {
 	var f []string
 	generated, _ := filepath.Glob(filepath.Join(dashboardsDir, "*.json"))
@@ -238,10 +242,9 @@ func dashboardsMounted(service string, mounts map[string]string, provFiles []str
 		for _, one := range pr.Providers {
 			for _, dash := range generated {
 				base := filepath.Base(dash)
-				if base == "package.json" || base == "package-lock.json" {
-					continue
-				}
-				if src, ok := mounts[one.Options.Path+"/"+base]; !ok || src != dash {
+				dir, dirOK := mounts[one.Options.Path]
+				file, fileOK := mounts[one.Options.Path+"/"+base]
+				if !(dirOK && dir == filepath.Dir(dash)) && !(fileOK && file == dash) {
 					f = append(f, fmt.Sprintf("%s: %s is not mounted at %s/%s", service, dash, one.Options.Path, base))
 				}
 			}

@@ -7,6 +7,8 @@ import (
 	"regexp"
 	"strings"
 	"testing"
+
+	"github.com/compose-spec/compose-go/v2/types"
 )
 
 func repoRoot(t *testing.T) string {
@@ -39,13 +41,13 @@ func minifolioModules(t *testing.T, root string) []string {
 // nativeInfluxPort is the native stack's InfluxDB port, from the one file of defaults.
 func nativeInfluxPort(t *testing.T, root string) string {
 	t.Helper()
-	b, err := os.ReadFile(filepath.Join(root, "tools", "defaults.sh"))
+	b, err := os.ReadFile(filepath.Join(root, "defaults.env"))
 	if err != nil {
 		t.Fatal(err)
 	}
-	m := regexp.MustCompile(`(?m)^FP_DEFAULT_INFLUX_PORT=(\d+)$`).FindSubmatch(b)
+	m := regexp.MustCompile(`(?m)^FP_INFLUX_PORT=(\d+)$`).FindSubmatch(b)
 	if m == nil {
-		t.Fatal("tools/defaults.sh has no FP_DEFAULT_INFLUX_PORT")
+		t.Fatal("defaults.env has no FP_INFLUX_PORT")
 	}
 	return string(m[1])
 }
@@ -62,12 +64,12 @@ func TestDockerCompose(t *testing.T) {
 		"images pinned":                ImagesPinned(p),
 		"dependencies healthy":         DependenciesHealthy(p),
 		"k6 writes to influxdb":        K6WritesToInfluxDB(p),
-		"grafana provisioned":          GrafanaProvisioned(p, filepath.Join(root, "dashboards")),
+		"grafana provisioned":          GrafanaProvisioned(p, filepath.Join(root, "dashboards", "generated")),
 		"one container per module":     ModulesPerContainer(p, minifolioModules(t, root)),
 		"ports on 127.0.0.1":           LocalPortsOnly(p),
 		"secrets from the environment": SecretsFromEnv(file),
 		"opensearch for mod-search":    OpenSearchForSearch(p),
-		"grafana for the native stack": NativeGrafana(p, filepath.Join(root, "dashboards"), nativeInfluxPort(t, root), "folio-influxdb"),
+		"grafana for the native stack": NativeGrafana(p, filepath.Join(root, "dashboards", "generated"), nativeInfluxPort(t, root), "folio-influxdb"),
 	}
 	for name, findings := range checks {
 		t.Run(name, func(t *testing.T) {
@@ -155,4 +157,71 @@ services:
 	expect("opensearch", OpenSearchForSearch(p), "is not opensearchproject/opensearch:2.x.y", "DISABLE_SECURITY_PLUGIN is not true",
 		"discovery.type is not single-node", "is not 127.0.0.1", "opensearch: no healthcheck",
 		"mod-search does not wait for opensearch", `FP_OPENSEARCH_URL "http://localhost:9200"`)
+}
+
+// published is the host port a service publishes for its container port, "" when none.
+func published(p *types.Project, service string, target uint32) string {
+	for _, port := range p.Services[service].Ports {
+		if port.Target == target {
+			return port.Published
+		}
+	}
+	return ""
+}
+
+// The ports compose publishes, the tenant it seeds and the operator come from defaults.env (read
+// through .env, as docker compose does), and follow it: the same file with another gateway port
+// moves the published gateway.
+func TestDefaultsFromTheOneFile(t *testing.T) {
+	root := repoRoot(t)
+	defaults, err := os.ReadFile(filepath.Join(root, "defaults.env"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	value := func(text []byte, key string) string {
+		m := regexp.MustCompile(`(?m)^` + key + `=(.*)$`).FindSubmatch(text)
+		if m == nil {
+			t.Fatalf("defaults.env has no %s", key)
+		}
+		return string(m[1])
+	}
+	load := func(dir string) *types.Project {
+		p, err := Load(context.Background(), filepath.Join(dir, "docker-compose.yml"))
+		if err != nil {
+			t.Fatalf("docker-compose.yml does not load: %v", err)
+		}
+		return p
+	}
+	p := load(root)
+	for _, c := range []struct {
+		service string
+		target  uint32
+		key     string
+	}{{"okapi", 9130, "FP_MINIFOLIO_PORT"}, {"postgres", 5432, "FP_PG_PORT"}, {"opensearch", 9200, "FP_OPENSEARCH_PORT"}, {"grafana", 3000, "FP_GRAFANA_PORT"}} {
+		if got, want := published(p, c.service, c.target), value(defaults, c.key); got != want {
+			t.Errorf("%s publishes %d on %q, defaults.env's %s is %s", c.service, c.target, got, c.key, want)
+		}
+	}
+	if seed := strings.Join(p.Services["minifolio-seed"].Command, " "); seed != "seed --tenant "+value(defaults, "FP_TENANT")+" --admin-user "+value(defaults, "FP_USER") {
+		t.Errorf("minifolio-seed runs %q, not defaults.env's tenant and operator", seed)
+	}
+
+	// Another gateway port in the one file: compose publishes it.
+	dir := t.TempDir()
+	compose, err := os.ReadFile(filepath.Join(root, "docker-compose.yml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	moved := regexp.MustCompile(`(?m)^FP_MINIFOLIO_PORT=.*$`).ReplaceAll(defaults, []byte("FP_MINIFOLIO_PORT=19130"))
+	for name, b := range map[string][]byte{"docker-compose.yml": compose, "defaults.env": moved} {
+		if err := os.WriteFile(filepath.Join(dir, name), b, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := os.Symlink("defaults.env", filepath.Join(dir, ".env")); err != nil {
+		t.Fatal(err)
+	}
+	if got := published(load(dir), "okapi", 9130); got != "19130" {
+		t.Errorf("with FP_MINIFOLIO_PORT=19130 in defaults.env the gateway is published on %q", got)
+	}
 }

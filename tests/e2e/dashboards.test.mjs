@@ -4,27 +4,42 @@
 // 1. "synthetic run": writes a small run in the metric contract's shape
 //    (docs/native-stack.md) into a scratch database and checks that every variable and
 //    panel query runs and returns data there. Needs FP_INFLUX_URL.
-// 2. "recorded run": the same against a real run already in InfluxDB, named
-//    by FP_DASH_TESTID (database FP_INFLUX_DB, default k6). The module CPU
-//    panel must show every minifolio module, okapi and postgres.
-// Without FP_INFLUX_URL / FP_DASH_TESTID a test skips, unless
+// 2. "recorded run": the same against a real run already in InfluxDB (database
+//    FP_INFLUX_DB, default k6): each workflow's (registry: tools/workflows.mjs)
+//    run named by FP_DASH_TESTID_<NAME>, or by the file last-<name>-testid in
+//    FP_STACK_DIR that the workflow's e2e suite leaves (tools/test.sh runs that
+//    suite first). The module CPU panel must show every minifolio module, okapi
+//    and postgres.
+// Without FP_INFLUX_URL / a recorded CICO run a test skips, unless
 // FP_REQUIRE_STACK=1 (`make test`), where it fails saying what is missing.
 import assert from 'node:assert/strict';
-import { readFileSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { test } from 'node:test';
 import { panelQueries, variableQueries } from '../../dashboards/src/grafana-vars.mjs';
 import { hasValues, influxQuery, influxWrite } from '../../dashboards/src/influx-query.mjs';
+import { dashboards as registered, OUT_DIR } from '../../dashboards/src/index.mjs';
+import { workflowNames } from '../../tools/workflows.mjs';
 import { repo } from './helpers.mjs';
 
-const load = (f) => JSON.parse(readFileSync(join(repo, 'dashboards', f), 'utf8'));
-// Check-in/check-out runs feed these two; search runs the mod-search one.
-const dashboards = ['folio-check-in-check-out.json', 'folio-release-comparison.json'].map(load);
-const searchDashboards = [load('folio-mod-search.json')];
+const load = (f) => JSON.parse(readFileSync(join(repo, 'dashboards', OUT_DIR, f), 'utf8'));
+// Each workflow's dashboards (its runs feed them), from the registry.
+const all = await registered();
+const dashboardsOf = (workflow) => all.filter((d) => d.workflow === workflow).map((d) => load(d.FILE));
+const dashboards = dashboardsOf('cico');
+const searchDashboards = dashboardsOf('search');
 
-/** Returns the env value, or skips / fails the test when it is missing. */
-function need(t, name, why) {
-  const v = process.env[name];
+/** The test id of a recorded run of `workflow`: FP_DASH_TESTID_<NAME>, else the file its e2e suite left. */
+function recordedTestid(workflow) {
+  const env = process.env[`FP_DASH_TESTID_${workflow.toUpperCase().replace(/\W/g, '_')}`];
+  if (env) return env;
+  const f = process.env.FP_STACK_DIR ? join(process.env.FP_STACK_DIR, `last-${workflow}-testid`) : null;
+  return f && existsSync(f) ? readFileSync(f, 'utf8').trim() : null;
+}
+
+/** Returns the env value (or `value` when given), or skips / fails the test when it is missing. */
+function need(t, name, why, value = process.env[name]) {
+  const v = value;
   if (v) return v;
   const msg = `${name} is not set (${why}); \`make test\` sets it`;
   if (process.env.FP_REQUIRE_STACK) assert.fail(msg);
@@ -144,7 +159,7 @@ test('synthetic run: every dashboard query runs and returns data', async (t) => 
 test('recorded run: every dashboard query has data, module CPU shows every module', async (t) => {
   const url = need(t, 'FP_INFLUX_URL', 'InfluxDB to run the queries on');
   if (!url) return;
-  const testid = need(t, 'FP_DASH_TESTID', 'the testid of a check-in/check-out run already in InfluxDB');
+  const testid = need(t, 'FP_DASH_TESTID_CICO (or last-cico-testid in FP_STACK_DIR)', 'the testid of a check-in/check-out run already in InfluxDB', recordedTestid('cico'));
   if (!testid) return;
   const db = process.env.FP_INFLUX_DB || 'k6';
 
@@ -272,10 +287,10 @@ test('synthetic search run: every mod-search dashboard query runs and returns da
 test('recorded search run: every mod-search dashboard query has data', async (t) => {
   const url = need(t, 'FP_INFLUX_URL', 'InfluxDB to run the queries on');
   if (!url) return;
-  // Set by tools/test.sh from the search suite's run (last-search-testid).
-  const testid = process.env.FP_DASH_SEARCH_TESTID;
+  // Left by the search suite's run (last-search-testid).
+  const testid = recordedTestid('search');
   if (!testid) {
-    t.skip('FP_DASH_SEARCH_TESTID is not set: no recorded search run to check the mod-search dashboard against');
+    t.skip('no recorded search run (FP_DASH_TESTID_SEARCH, or last-search-testid in FP_STACK_DIR) to check the mod-search dashboard against');
     return;
   }
   const db = process.env.FP_INFLUX_DB || 'k6';
@@ -291,4 +306,22 @@ test('recorded search run: every mod-search dashboard query has data', async (t)
   // (the panel shows 0); the synthetic run above checks that query's count.
   assert.deepEqual(problems.filter((p) => !p.includes('panel "Requests over 700 ms" A: no data')), []);
   assert.deepEqual([...cpuModules].sort(), ['mod-search', 'opensearch']);
+});
+
+// Whatever the workflow: every variable and panel query of its dashboards is valid InfluxQL on its
+// recorded run (whether a panel has data is the workflow's own test above).
+test('every workflow\'s dashboards: each query runs on its recorded run', async (t) => {
+  const url = need(t, 'FP_INFLUX_URL', 'InfluxDB to run the queries on');
+  if (!url) return;
+  const db = process.env.FP_INFLUX_DB || 'k6';
+  const now = Date.now();
+  for (const workflow of workflowNames()) {
+    const testid = recordedTestid(workflow);
+    if (!testid) {
+      if (process.env.FP_REQUIRE_STACK) assert.fail(`no recorded ${workflow} run (FP_DASH_TESTID_${workflow.toUpperCase()} or last-${workflow}-testid in FP_STACK_DIR): its e2e suite leaves one`);
+      continue;
+    }
+    const { problems } = await checkAll(url, db, testid, now - 24 * 3600_000, now, dashboardsOf(workflow));
+    assert.deepEqual(problems.filter((p) => !/: no data \(/.test(p)), [], `${workflow}'s dashboards`);
+  }
 });

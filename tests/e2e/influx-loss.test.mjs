@@ -1,14 +1,14 @@
 // Samples survive an InfluxDB stall, and a run whose samples did not all reach
 // InfluxDB says so and fails (SAMPLE_LOSS). Each run pauses the test stack's
 // own InfluxDB (SIGSTOP through its pid file, SIGCONT after) during a short
-// CICO run through tools/run.sh, then compares k6's own counts with InfluxDB's.
+// CICO run through folio-perf run, then compares k6's own counts with InfluxDB's.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { bin, env, influxQuery, repo, sql } from './helpers.mjs';
+import { bin, env, influxQuery, repo, sql, childEnv } from './helpers.mjs';
 
 const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
 
@@ -19,12 +19,12 @@ function influxPid() {
   return pid;
 }
 
-// pausedRun runs tools/run.sh and pauses InfluxDB from pauseAt for pauseMs.
+// pausedRun runs folio-perf run and pauses InfluxDB from pauseAt for pauseMs.
 async function pausedRun(name, vars, { pauseAt, pauseMs }) {
   const testid = `e2e-loss-${name}-${Date.now()}`;
-  const child = spawn(join(repo, 'tools', 'run.sh'), [], {
+  const child = spawn(process.execPath, [join(repo, 'tools', 'folio-perf.mjs'), 'run'], {
     cwd: repo,
-    env: { ...process.env, K6_AUTO_EXTENSION_RESOLUTION: 'false', PROFILE: 'smoke', DURATION: '40s', MINIFOLIO_PROFILE: 'fast', TESTID: testid, ...vars },
+    env: childEnv({ PROFILE: 'smoke', DURATION: '40s', MINIFOLIO_PROFILE: 'fast', TESTID: testid, ...vars }),
   });
   let out = '';
   child.stdout.on('data', (d) => (out += d));
@@ -53,7 +53,7 @@ async function pausedRun(name, vars, { pauseAt, pauseMs }) {
 }
 
 // A stalled InfluxDB must not stall the load's bookkeeping: after the run (teardown done) no loan
-// is open and no item Checked out. run.sh reset the tenant before the run, so any is the run's.
+// is open and no item Checked out. folio-perf run reset the tenant before the run, so any is the run's.
 function assertNothingLeft(name, out) {
   const tenant = 'fs09000000';
   const open = Number(sql(`select count(*) from ${tenant}_mod_circulation_storage.loan where lower(jsonb->'status'->>'name') = 'open'`));
@@ -111,7 +111,7 @@ test('InfluxDB with a small max-body-size: nothing lost to 413', async (t) => {
     '[monitor]\n  store-enabled = false',
     '[logging]\n  level = "warn"',
   ].join('\n') + '\n');
-  const influxd = spawn(process.env.FP_INFLUXD || 'influxd', ['-config', join(dir, 'influxdb.conf')], { stdio: 'ignore' });
+  const influxd = spawn(process.env.FP_INFLUXD || 'influxd', ['-config', join(dir, 'influxdb.conf')], { stdio: 'ignore', env: childEnv() });
   t.after(() => {
     influxd.kill('SIGTERM');
     rmSync(dir, { recursive: true, force: true });
@@ -135,7 +135,7 @@ export default function () { http.get('${url}/ping', { tags: { runner_vu: String
   const summaryFile = join(dir, 'summary.json');
   const r = await new Promise((resolve) => {
     const c = spawn(bin('k6'), ['run', '--quiet', '--address=', '--summary-export', summaryFile, '-o', `influxdb-lp=${url}/small`, script], {
-      env: { ...process.env, K6_AUTO_EXTENSION_RESOLUTION: 'false', K6_NO_USAGE_REPORT: 'true', K6_INFLUXDB_LOSS_FILE: lossFile },
+      env: childEnv({ K6_NO_USAGE_REPORT: 'true', K6_INFLUXDB_LOSS_FILE: lossFile }),
     });
     let out = '';
     c.stdout.on('data', (d) => (out += d));

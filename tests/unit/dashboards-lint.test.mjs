@@ -7,9 +7,11 @@ import { readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { describe, test } from 'node:test';
 import { fileURLToPath } from 'node:url';
+import { dashboards, OUT_DIR } from '../../dashboards/src/index.mjs';
 
-const dir = join(dirname(fileURLToPath(import.meta.url)), '..', '..', 'dashboards');
-const FILES = ['folio-check-in-check-out.json', 'folio-release-comparison.json', 'folio-mod-search.json'];
+const dir = join(dirname(fileURLToPath(import.meta.url)), '..', '..', 'dashboards', OUT_DIR);
+// Every workflow's dashboards, from the registry (tools/workflows.mjs): a new workflow's are linted too.
+const FILES = (await dashboards()).map((d) => d.FILE);
 const load = (f) => JSON.parse(readFileSync(join(dir, f), 'utf8'));
 
 // Panel types dashboard-linter checks for title/description/unit.

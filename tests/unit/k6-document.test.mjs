@@ -5,6 +5,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { createServer } from 'node:http';
 import { bin, runAsync } from '../e2e/helpers.mjs';
+import { localEnv } from '../../tools/local-env.mjs';
 
 const FIXTURES = [
   '{"users":[{"id":"u1","patronGroup":"g1"}],"totalRecords":1}',
@@ -34,7 +35,7 @@ test('k6 (res.json, gjson) and jsonDocument answer every path of every body alik
   try {
     // Not spawnSync: this process's server must answer k6 meanwhile.
     const k6 = await runAsync(bin('k6'), ['run', '--quiet', '--address=', '--log-format=raw', 'tests/unit/k6/document.js'], { env: {
-      ...process.env,
+      ...localEnv().env, // never the shell's K6_OUT, FOLIO_URL, ... (tools/local-env.allow)
       K6_AUTO_EXTENSION_RESOLUTION: 'false',
       K6_NO_USAGE_REPORT: 'true',
       DOC_URL: `http://127.0.0.1:${server.address().port}`,

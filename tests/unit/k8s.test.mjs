@@ -11,6 +11,7 @@ import { mkdtempSync, readFileSync, readdirSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, dirname } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { workflowNames, scriptPath } from '../../tools/workflows.mjs';
 
 const repo = join(dirname(fileURLToPath(import.meta.url)), '..', '..');
 const bin = (n) => join(process.env.FP_BIN || join(repo, 'bin'), n);
@@ -19,6 +20,9 @@ const crdDir = join(repo, 'k8s', 'crd', `k6-operator-${version}`);
 const tmp = mkdtempSync(join(tmpdir(), 'fp-k8s-'));
 const schemas = join(tmp, 'schemas');
 const overlays = readdirSync(join(repo, 'k8s', 'overlays'));
+// One TestRun per workflow of the registry, each carrying that workflow's script.
+const workflows = workflowNames();
+const scripts = Object.fromEntries(await Promise.all(workflows.map(async (n) => [`folio-perf-${n}`, (await scriptPath(n)).slice(repo.length + 1)])));
 
 function sh(cmd, args, opts = {}) {
   const r = spawnSync(cmd, args, { encoding: 'utf8', timeout: 180_000, ...opts });
@@ -65,7 +69,7 @@ for (const overlay of overlays) {
     const docs = documents(r.stdout);
     const runs = docs.filter((d) => kindOf(d) === 'TestRun');
     assert.match(c.stdout, new RegExp(`Valid: ${runs.length}, Invalid: 0, Errors: 0, Skipped: ${docs.length - runs.length}`));
-    assert.deepEqual(runs.map(nameOf).sort(), ['folio-perf-cico', 'folio-perf-search']);
+    assert.deepEqual(runs.map(nameOf).sort(), workflows.map((n) => `folio-perf-${n}`).sort());
     built[overlay] = { yaml: r.stdout, docs, runs };
   });
 }
@@ -80,14 +84,15 @@ test('every TestRun carries the whole of lib/ and its script, from ConfigMaps of
     }
   };
   walk('lib');
-  want.push('scripts/check-in-check-out.js', 'scripts/mod-search.js', 'thresholds.json', 'env/target.json');
+  want.push(...Object.values(scripts), 'thresholds.json', 'env/target.json');
   for (const run of runs) {
     const paths = [...run.matchAll(/^ +path: (\S+)$/gm)].map((m) => m[1]);
     // runner and initializer each mount the same files.
     for (const p of want) assert.equal(paths.filter((x) => x === p).length, 2, `${nameOf(run)} mounts ${p} in runner and initializer`);
+    assert.ok(run.split('\n').includes(`    localFile: /folio-perf/${scripts[nameOf(run)]}`), `${nameOf(run)} runs its own script`);
   }
   // A ConfigMap value is the file's text; spot-check that kustomize took the repository's files.
-  for (const f of ['lib/segments.js', 'lib/k6/cico.js', 'scripts/check-in-check-out.js']) {
+  for (const f of ['lib/segments.js', 'lib/k6/run.js', ...Object.values(scripts)]) {
     const firstLine = readFileSync(join(repo, f), 'utf8').split('\n')[0];
     assert.ok(yaml.includes(firstLine), `${f} is in a ConfigMap`);
   }

@@ -2,8 +2,13 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { envFileName, parseEnvFile, resolveConfig, dbDsn, describeConfig, ConfigError } from '../../lib/config.js';
+import { parseDefaults, defaultsLookup } from '../../lib/defaults.js';
 
-const local = JSON.parse(readFileSync(new URL('../../env/local.json', import.meta.url), 'utf8'));
+const repoFile = (f) => readFileSync(new URL(`../../${f}`, import.meta.url), 'utf8');
+// env/local.json names its ports, tenant and operator by ${KEY} of defaults.env.
+const D = parseDefaults(repoFile('defaults.env'));
+const lookup = defaultsLookup({}, repoFile);
+const local = parseEnvFile(repoFile('env/local.json'), 'env/local.json', lookup);
 const where = { name: 'local', file: 'env/local.json' };
 const secrets = { FOLIO_PASSWORD: 'admin-secret', FOLIO_DB_PASSWORD: 'db-secret' };
 
@@ -21,7 +26,7 @@ function message(fn) {
 test('every committed env file resolves with secrets from the environment', () => {
   for (const name of ['local', 'docker', 'folio.example']) {
     const w = envFileName(name);
-    const doc = parseEnvFile(readFileSync(new URL(`../../${w.file}`, import.meta.url), 'utf8'), w.file);
+    const doc = parseEnvFile(repoFile(w.file), w.file, lookup);
     const cfg = resolveConfig(doc, { ...secrets }, w, { needDb: true });
     assert.equal(cfg.target, name);
     assert.match(cfg.folio.url, /^https?:\/\/[^/]+$/);
@@ -32,7 +37,7 @@ test('local config: values from the file, environment overrides win', () => {
   const cfg = resolveConfig(local, { ...secrets, FOLIO_URL: 'http://127.0.0.1:9230/', FOLIO_TENANT: 'diku', FOLIO_DB_PORT: '55433', RELEASE: 'lotus' }, where);
   assert.equal(cfg.folio.url, 'http://127.0.0.1:9230', 'trailing slash removed');
   assert.equal(cfg.folio.tenant, 'diku');
-  assert.equal(cfg.folio.user, 'folio_admin');
+  assert.equal(cfg.folio.user, D.FP_USER);
   assert.equal(cfg.folio.password, 'admin-secret');
   assert.equal(cfg.db.port, 55433);
   assert.equal(cfg.release, 'lotus');
@@ -72,10 +77,10 @@ test('CSV data needs no database settings', () => {
 
 test('DSN encodes the password; the description never shows it', () => {
   const cfg = resolveConfig(local, { FOLIO_PASSWORD: 'p@ss', FOLIO_DB_PASSWORD: 'a b/c@d' }, where);
-  assert.equal(dbDsn(cfg.db), 'postgres://folio:a%20b%2Fc%40d@127.0.0.1:55432/folio?sslmode=disable');
+  assert.equal(dbDsn(cfg.db), `postgres://folio:a%20b%2Fc%40d@127.0.0.1:${D.FP_PG_PORT}/folio?sslmode=disable`);
   const d = describeConfig(cfg);
   assert.ok(!d.includes('a b/c@d') && !d.includes('p@ss'));
-  assert.match(d, /tenant=fs09000000/);
+  assert.match(d, new RegExp(`tenant=${D.FP_TENANT} `));
 });
 
 test('a script without test data (smoke) needs neither DATA nor database settings', () => {
@@ -90,4 +95,38 @@ test('the check-in pool defaults to the operator\'s own loans; CHECKIN_POOL=any 
   assert.equal(resolveConfig(local, { ...secrets, CHECKIN_POOL: 'any' }, where).checkinPool, 'any');
   assert.equal(resolveConfig({ ...local, checkinPool: 'any' }, secrets, where).checkinPool, 'any');
   assert.match(describeConfig(resolveConfig(local, secrets, where)), / checkin-pool=own /);
+});
+
+test('${KEY} in an env file: the environment first, then defaults.env; an unknown name is refused', () => {
+  const text = '{"$comment": "${NOT_EXPANDED}", "folio": {"url": "http://127.0.0.1:${FP_MINIFOLIO_PORT}", "tenant": "${FP_TENANT}", "user": "u"}, "db": {"host": "h", "port": "${FP_PG_PORT}", "name": "folio", "user": "folio"}}';
+  const fromFile = parseEnvFile(text, 'env/x.json', defaultsLookup({}, repoFile));
+  assert.equal(fromFile.folio.url, `http://127.0.0.1:${D.FP_MINIFOLIO_PORT}`);
+  assert.equal(fromFile.folio.tenant, D.FP_TENANT);
+  assert.equal(fromFile.$comment, '${NOT_EXPANDED}');
+  const fromEnv = parseEnvFile(text, 'env/x.json', defaultsLookup({ FP_MINIFOLIO_PORT: '9430' }, repoFile));
+  assert.equal(fromEnv.folio.url, 'http://127.0.0.1:9430');
+  const cfg = resolveConfig(fromFile, secrets, { name: 'x', file: 'env/x.json' });
+  assert.equal(cfg.db.port, Number(D.FP_PG_PORT));
+  assert.match(message(() => parseEnvFile('{"folio": {"url": "${NO_SUCH_KEY}"}}', 'env/x.json', defaultsLookup({}, repoFile))), /^config: folio\.url in env\/x\.json names \$\{NO_SUCH_KEY\}, which neither the environment nor defaults\.env sets; fix: set NO_SUCH_KEY/);
+  // A file without placeholders never needs defaults.env (e.g. a k6-operator pod's target.json).
+  assert.equal(parseEnvFile('{"folio": {"url": "http://x"}}', 'env/y.json', defaultsLookup({}, () => assert.fail('read defaults.env'))).folio.url, 'http://x');
+  assert.throws(() => parseDefaults('FP_X=1\nFP Y=2\n'), /defaults\.env:2 is not a KEY=VALUE line/);
+});
+
+test('FP_LOCAL_ONLY=1 (tests, drills, demo, gate): a FOLIO or database off this machine is refused by name, in one line', () => {
+  const only = { ...secrets, FP_LOCAL_ONLY: '1' };
+  for (const url of ['http://127.0.0.1:9130', 'http://127.3.4.5', 'http://localhost:9130/okapi', 'http://[::1]:9130', 'http://u@127.0.0.1:1']) {
+    assert.equal(resolveConfig(local, { ...only, FOLIO_URL: url }, where).folio.url, url.replace(/\/$/, ''));
+  }
+  for (const url of ['https://folio.example.org', 'http://127.0.0.1.example.org', 'http://10.0.0.1:9130', 'http://localhost.example.org', 'http://127.0.0.1@folio.example.org']) {
+    const m = message(() => resolveConfig(local, { ...only, FOLIO_URL: url }, where));
+    assert.match(m, /^config: FOLIO_URL ".*" is not on this machine; fix: .*FP_LOCAL_ONLY/, url);
+  }
+  const w = envFileName('folio.example');
+  const doc = parseEnvFile(readFileSync(new URL(`../../${w.file}`, import.meta.url), 'utf8'), w.file);
+  assert.match(message(() => resolveConfig(doc, only, w)), /^config: folio\.url in env\/folio\.example\.json "https:\/\/okapi\.example\.org" is not on this machine/);
+  // the database too, even when this run reads none (k6/x/sql would connect in setup)
+  assert.match(message(() => resolveConfig(local, { ...only, FOLIO_DB_HOST: 'db.example.org' }, where, { noData: true })), /^config: FOLIO_DB_HOST "db\.example\.org" is not on this machine/);
+  // without FP_LOCAL_ONLY the same settings are a user's own target
+  assert.equal(resolveConfig(local, { ...secrets, FOLIO_URL: 'https://folio.example.org', FOLIO_DB_HOST: 'db.example.org' }, where).folio.url, 'https://folio.example.org');
 });

@@ -7,8 +7,9 @@ import { readFileSync } from 'node:fs';
 import { summaryDocument as cicoDoc } from '../../lib/cico/summary.js';
 import { summaryDocument as searchDoc } from '../../lib/search/summary.js';
 import { TEMPLATES } from '../../lib/search/templates.js';
-import { cicoSection } from '../../tools/report/sections-cico.mjs';
-import { searchSection } from '../../tools/report/sections-search.mjs';
+import * as cicoTools from '../../tools/report/workflows/cico.mjs';
+import * as searchTools from '../../tools/report/workflows/search.mjs';
+import { errorsBlock } from '../../tools/report/sections-errors.mjs';
 import { moduleRows, MIN_GROWTH_SPAN_MS } from '../../tools/report/sections-modules.mjs';
 import { buildReport } from '../../tools/report/build.mjs';
 import { buildComparison } from '../../tools/report/compare.mjs';
@@ -19,6 +20,9 @@ const cico = cicoDoc(fixture('k6-summary-data.json'), { testid: 'cico-t', workfl
 const templates = TEMPLATES.map((t) => ({ name: t.name, group: t.group, kind: t.kind }));
 const search = searchDoc(fixture('search-summary-data.json'), { testid: 'search-t', workflow: 'search', release: 'minifolio', target: 'local', profile: 'smoke', tenant: 'fs09000000', reindexTenant: 'fs09000001', steps: [1], phases: ['baseline', 'reindex'], stepSeconds: 60, templates });
 const block = (section, id) => section.blocks.find((b) => b.id === id);
+// A workflow's section of the report as build.mjs assembles it: its tables, then the errors.
+const cicoSection = (summary, errors) => ({ blocks: [...cicoTools.blocks(summary), errorsBlock(errors)] });
+const searchSection = (summary, errors) => ({ blocks: [...searchTools.blocks(summary), errorsBlock(errors)] });
 
 test('CICO response-time table: one row per user count, each cell the summary\'s seconds to 3 decimals', () => {
   const s = cicoSection(cico, []);
@@ -94,25 +98,25 @@ const gathered = (over = {}) => ({
 });
 
 test('an interrupted run (fewer steps with samples than planned) says so at the top and reports what exists', () => {
-  const doc = buildReport(cico, gathered(), null);
+  const doc = buildReport(cico, gathered(), null, cicoTools);
   assert.match(doc.notes[0], /interrupted: 1 of 2 steps/);
   const md = renderMarkdown(doc);
   assert.match(md, /Module versions: not available/);
   assert.match(md, /\| okapi \| 1 \| 10\.0 \| 5\.0–20\.0 \|/);
-  assert.equal(buildReport(cico, gathered({ steps: [{ vus: 1, fromMs: 0, toMs: 1 }, { vus: 5, fromMs: 2, toMs: 3 }] }), ['mod-users-19.0.0']).notes.length, 0);
+  assert.equal(buildReport(cico, gathered({ steps: [{ vus: 1, fromMs: 0, toMs: 1 }, { vus: 5, fromMs: 2, toMs: 3 }] }), ['mod-users-19.0.0'], cicoTools).notes.length, 0);
 });
 
 test('comparison: a slower B is "regressed" with Δ % and times better below 1; the same run is within noise', () => {
   const slower = structuredClone(cico);
   for (const r of slower.tables.responseTimes) for (const t of ['check-in', 'check-out']) for (const s of ['avg', 'p50', 'p75', 'p95']) r[t][s] *= 3;
   const rules = { transactions: { tolerance: 0.25, slackMs: 75 }, apis: { tolerance: 0.5, slackMs: 50 } };
-  const doc = buildComparison(cico, slower, gathered(), gathered(), rules);
+  const doc = buildComparison(cico, slower, gathered(), gathered(), rules, cicoTools);
   const rt = doc.sections[1].blocks.find((b) => b.id === 'cmp-response-times');
   const p95 = rt.rows.find((r) => r[0] === '5 users, check-out p95');
   assert.deepEqual(p95.slice(3), ['+200.0%', '0.33x', 'regressed']);
-  const back = buildComparison(slower, cico, gathered(), gathered(), rules).sections[1].blocks[0].rows.find((r) => r[0] === '5 users, check-out p95');
+  const back = buildComparison(slower, cico, gathered(), gathered(), rules, cicoTools).sections[1].blocks[0].rows.find((r) => r[0] === '5 users, check-out p95');
   assert.deepEqual(back.slice(3), ['-66.7%', '3.00x', 'improved']);
-  const same = buildComparison(cico, cico, gathered(), gathered(), rules).sections[1].blocks[0];
+  const same = buildComparison(cico, cico, gathered(), gathered(), rules, cicoTools).sections[1].blocks[0];
   assert.ok(same.rows.every((r) => r[5] === 'within noise'));
   // 1 user check-in avg 0.2 s x 3 = 0.6 s: +200 % but 0.6 > 0.2 x 1.25 + 0.075, regressed
   assert.equal(rt.rows.find((r) => r[0] === '1 user, check-in avg')[5], 'regressed');
@@ -130,7 +134,7 @@ test('a whole search report from the recorded search summary: its tables, steps 
       { vus: 1, phase: 'reindex', fromMs: 70_000, toMs: 130_000, stats: [{ module: 'mod-search', cpu_avg: 40, cpu_min: 5, cpu_max: 90, mem_avg: 7e7, mem_max: 8e7 }], memPoints: {} },
     ],
   });
-  const doc = buildReport(search, data, null);
+  const doc = buildReport(search, data, null, searchTools);
   assert.deepEqual(doc.notes, [], 'both phases of the one user count ran');
   assert.deepEqual(doc.sections.map((s) => s.title), ['Setup', 'mod-search', 'Modules', 'Charts']);
   const md = renderMarkdown(doc);
@@ -143,5 +147,5 @@ test('a whole search report from the recorded search summary: its tables, steps 
   assert.equal((svg.match(/class="series"/g) || []).length, 2);
   assert.match(svg, /1 user, reindex/);
   // a search run missing its reindex phase is reported as interrupted
-  assert.match(buildReport(search, gathered({ steps: [data.steps[0]], seriesTag: 'group' }), null).notes[0], /1 of 2 steps/);
+  assert.match(buildReport(search, gathered({ steps: [data.steps[0]], seriesTag: 'group' }), null, searchTools).notes[0], /1 of 2 steps/);
 });

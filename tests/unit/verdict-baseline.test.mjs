@@ -3,7 +3,8 @@
 // rows from it (regressed on a slowed candidate, inconclusive with what is missing).
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { buildBaseline, validateBaseline2, mergeBaselines, txKey, apiKey, BASELINE_FORMAT_2 } from '../../tools/verdict/baseline-format.mjs';
+import { buildBaseline, validateBaseline2, mergeBaselines, BASELINE_FORMAT_2 } from '../../tools/verdict/baseline-format.mjs';
+import { txKey, apiKey } from '../../lib/metrics.js';
 import { compareRun, speedOf, withSharedShock, SPEED } from '../../tools/verdict/baseline.mjs';
 import { exitCodeFor } from '../../tools/verdict/index.mjs';
 import { renderVerdictMarkdown } from '../../tools/verdict/render.mjs';

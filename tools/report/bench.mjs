@@ -10,6 +10,7 @@ import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { influxWrite } from '../../dashboards/src/influx-query.mjs';
 import { writeReport } from './report.mjs';
+import { METRICS, FIELDS } from '../../lib/metrics.js';
 
 const url = process.env.FP_INFLUX_URL;
 if (!url) {
@@ -47,14 +48,14 @@ for (let t = t0; t < end; t += 1000 / tps) {
     const d = 5 + rand() * 40;
     sum += d;
     const tag = `name=${n.replace(/ /g, '\\ ').replace(/,/g, '\\,')},status=200,expected_response=true`;
-    lines.push(`http_reqs,${run},${tag} value=1 ${ns + BigInt(i)}`);
+    lines.push(`${METRICS.httpReqs},${run},${tag} value=1 ${ns + BigInt(i)}`);
   });
-  lines.push(`transaction_duration,${run},transaction=${tx} value=${sum.toFixed(3)} ${ns}`);
+  lines.push(`${METRICS.transactionDuration},${run},transaction=${tx} value=${sum.toFixed(3)} ${ns}`);
   await flush(false);
 }
 for (let t = t0; t < end; t += 10000) {
   const ns = BigInt(t) * 1000000n;
-  for (const [i, m] of modules.entries()) lines.push(`module_stats,module=${m} cpu_percent=${(5 + rand() * 20).toFixed(2)},mem_rss_bytes=${Math.round((100 + i * 10) * 1048576 + (t - t0) * 10)} ${ns}`);
+  for (const [i, m] of modules.entries()) lines.push(`${METRICS.moduleStats},module=${m} ${FIELDS.cpuPercent}=${(5 + rand() * 20).toFixed(2)},${FIELDS.memRss}=${Math.round((100 + i * 10) * 1048576 + (t - t0) * 10)} ${ns}`);
   await flush(false);
 }
 await flush(true);
@@ -75,7 +76,7 @@ const took = (performance.now() - r0) / 1000;
 console.log(`bench-report: ${points} points (${tps} transactions/s x ${minutes} min, 20 users) written in ${written.toFixed(1)} s; report in ${took.toFixed(2)} s (target <= 10 s) -> ${dir}/report.html`);
 if (process.env.BENCH_REPORT_KEEP !== '1') {
   rmSync(dir, { recursive: true, force: true });
-  for (const q of [`DROP SERIES WHERE "testid" = '${testid}'`, `DELETE FROM "module_stats" WHERE time >= ${t0}ms AND time <= ${end}ms`]) {
+  for (const q of [`DROP SERIES WHERE "testid" = '${testid}'`, `DELETE FROM "${METRICS.moduleStats}" WHERE time >= ${t0}ms AND time <= ${end}ms`]) {
     await fetch(`${url}/query?db=k6&q=${encodeURIComponent(q)}`, { method: 'POST' });
   }
 }

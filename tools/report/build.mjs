@@ -1,7 +1,7 @@
-// The report document (sections of tables and charts) from a run's summary.json and the data
-// gather.mjs read from InfluxDB. Pure: render-md.mjs and render-html.mjs turn it into pages.
-import { cicoSection } from './sections-cico.mjs';
-import { searchSection } from './sections-search.mjs';
+// The report document (sections of tables and charts) from a run's summary.json, the data
+// gather.mjs read from InfluxDB and the workflow's tools module (tools/report/workflows/<name>.mjs,
+// its tables and units). Pure: render-md.mjs and render-html.mjs turn it into pages.
+import { errorsBlock } from './sections-errors.mjs';
 import { moduleRows, modulesSection } from './sections-modules.mjs';
 import { lineChart } from './charts-svg.mjs';
 import { databaseSection } from './sections-db.mjs';
@@ -44,12 +44,12 @@ export function setupSection(summary, data, versions) {
   return { id: 'setup', title: 'Setup', blocks };
 }
 
-export function chartsSection(summary, data) {
+export function chartsSection(data, wf) {
   const markers = data.steps.map((s) => ({ t: s.fromMs, label: stepLabel(s) }));
-  const what = data.seriesTag === 'group' ? 'group' : 'transaction';
+  const what = data.seriesTag;
   const common = { markers, t0: data.fromMs };
   const rt = lineChart({ title: `Response time per ${what}, p95 per ${data.intervalS} s`, unit: 'ms', series: data.responseTime.map((s) => ({ name: s.name, points: s.p95 })), ...common });
-  const tp = lineChart({ title: `Throughput per ${what}`, unit: `${summary.meta.workflow === 'search' ? 'requests' : 'transactions'}/s`, series: data.throughput, ...common });
+  const tp = lineChart({ title: `Throughput per ${what}`, unit: wf.series.unit, series: data.throughput, ...common });
   const cpu = lineChart({ title: 'Module CPU', unit: '% of a core', series: data.modules.map((m) => ({ name: m.module, points: m.cpu })), ...common });
   const mem = lineChart({ title: 'Module memory (RSS)', unit: 'MiB', series: data.modules.map((m) => ({ name: m.module, points: m.mem.map(([t, v]) => [t, v / 1048576]) })), ...common });
   return {
@@ -66,7 +66,7 @@ export function chartsSection(summary, data) {
 function extraSections(data) {
   const out = [];
   if (data.db && data.connections) out.push(databaseSection(data.db, data.connections));
-  if (data.longevity) out.push(longevitySection(data.longevity, data.modules, data.seriesTag === 'group' ? 'group' : 'transaction', undefined, data.steps));
+  if (data.longevity) out.push(longevitySection(data.longevity, data.modules, data.seriesTag, undefined, data.steps));
   return out;
 }
 
@@ -74,19 +74,19 @@ function extraSections(data) {
  * @param {object} summary results/<testid>/summary.json
  * @param {object} data gather()'s result
  * @param {string[]|null} versions module ids, or null when the target did not tell them
+ * @param {object} wf the workflow's tools module (tools/workflows.mjs `tools`)
  */
-export function buildReport(summary, data, versions) {
+export function buildReport(summary, data, versions, wf) {
   const m = summary.meta;
   const notes = [];
-  // A search run repeats every user count once per phase.
-  const expected = (m.steps || []).length * (m.workflow === 'search' ? (m.phases || ['baseline']).length : 1);
+  const expected = wf.expectedSteps(m);
   if (expected && data.steps.length < expected) notes.push(`This run was interrupted: ${data.steps.length} of ${expected} steps have samples; the report shows what exists.`);
   if (!summary.k6?.metrics) notes.push('summary.json has no k6 metrics: the run did not finish its summary.');
-  const workSection = m.workflow === 'search' ? searchSection(summary, data.errors) : cicoSection(summary, data.errors);
+  const workSection = { id: m.workflow, title: wf.title, blocks: [...wf.blocks(summary), errorsBlock(data.errors)] };
   return {
     title: `folio-perf ${m.workflow} report: ${m.testid} (release ${m.release})`,
     notes,
-    sections: [setupSection(summary, data, versions), workSection, modulesSection(moduleRows(data.moduleSteps)), ...extraSections(data), chartsSection(summary, data)],
+    sections: [setupSection(summary, data, versions), workSection, modulesSection(moduleRows(data.moduleSteps)), ...extraSections(data), chartsSection(data, wf)],
     sources: data.queries,
     footer: `Tables marked "summary.json" are k6's own end-of-run statistics (interpolated percentiles); tables marked "InfluxDB" come from the InfluxQL queries listed above by name, the shapes the Grafana dashboards use (InfluxQL percentile() is nearest-rank). Written by folio-perf report.`,
   };

@@ -4,6 +4,7 @@ import { f1, f2, s3, mib, signedPct, factor, plural, int } from './format.mjs';
 import { deltaPct, timesBetter, verdict } from './stats.mjs';
 import { normaliseQuery } from './db-statements.mjs';
 import { moduleTrends } from './longevity.mjs';
+import { METRICS } from '../../lib/metrics.js';
 
 export const STATEMENT_SLACK_MS = 1;
 
@@ -83,7 +84,7 @@ export function compareLongevity(dA, dB, rule) {
       caption: 'Module RSS growth over each run\'s judged window (its longest step without the first fifth; MiB/h, least squares) and the leak verdict of each run',
       columns: [{ label: 'Module', wrap: true }, { label: 'A MiB/h', align: 'r' }, { label: 'B MiB/h', align: 'r' }, { label: 'A verdict' }, { label: 'B verdict' }],
       rows: mods.map((m) => [m, mib(ta.get(m)?.growthPerHour), mib(tb.get(m)?.growthPerHour), ta.get(m)?.verdict || '-', tb.get(m)?.verdict || '-']),
-      empty: 'No module_stats for either run.',
+      empty: `No ${METRICS.moduleStats} for either run.`,
       source: 'InfluxDB: moduleOverTime of A and B',
     },
   ];

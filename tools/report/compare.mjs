@@ -1,12 +1,13 @@
 // `folio-perf compare <A> <B>`: results/compare-<A>-vs-<B>/report.md and report.html.
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { workflowSpec } from '../../lib/thresholds.js';
+import { workflowSpec, ThresholdsError } from '../../lib/thresholds.js';
 import { readRun, writeAtomically } from './run-files.mjs';
 import { influxClient } from './influx.mjs';
 import { gather } from './gather.mjs';
 import { ReportError } from './errors.mjs';
-import { compareResponseTimes, compareSlowApis, compareSearch, compareModules, compareErrors } from './compare-tables.mjs';
+import { compareModules, compareErrors } from './compare-tables.mjs';
+import { tools } from '../workflows.mjs';
 import { compareDatabase, compareLongevity } from './compare-db.mjs';
 import { renderMarkdown } from './render-md.mjs';
 import { renderHtml } from './render-html.mjs';
@@ -20,17 +21,17 @@ export function rulesFor(doc, workflow) {
   return { transactions: { tolerance: tx.tolerance, slackMs: tx.slackMs }, apis: reg.apis ? { tolerance: reg.apis.tolerance, slackMs: reg.apis.slackMs } : tx };
 }
 
-/** The comparison document; pure given both summaries, their gathered data and the rules. */
-export function buildComparison(A, B, dataA, dataB, rules) {
-  const wf = A.meta.workflow;
-  const blocks = wf === 'search' ? compareSearch(A, B, rules.transactions) : [compareResponseTimes(A, B, rules.transactions), compareSlowApis(A, B, rules.apis)];
+/** The comparison document; pure given both summaries, their gathered data, the rules and the workflow's tools module. */
+export function buildComparison(A, B, dataA, dataB, rules, wf) {
+  const name = A.meta.workflow;
+  const blocks = wf.compareBlocks(A, B, rules);
   const setup = ['testid', 'release', 'target', 'profile', 'steps', 'stepDuration', 'startedAt'].map((k) => [k, String(A.meta[k] ?? '-'), String(B.meta[k] ?? '-')]);
   return {
-    title: `folio-perf ${wf} comparison: ${A.meta.testid} (A, ${A.meta.release}) vs ${B.meta.testid} (B, ${B.meta.release})`,
+    title: `folio-perf ${name} comparison: ${A.meta.testid} (A, ${A.meta.release}) vs ${B.meta.testid} (B, ${B.meta.release})`,
     notes: A.meta.profile !== B.meta.profile ? [`The runs used different load profiles (${A.meta.profile} vs ${B.meta.profile}): compare the rows of the user counts both ran.`] : [],
     sections: [
       { id: 'setup', title: 'Runs', blocks: [{ type: 'table', id: 'cmp-setup', caption: 'A is the reference, B the candidate', columns: [{ label: 'Setting' }, { label: 'A' }, { label: 'B' }], rows: setup, source: 'summary.json meta' }] },
-      { id: 'times', title: wf === 'search' ? 'mod-search' : 'Check-in/check-out', blocks: [...blocks, compareErrors(dataA.errors, dataB.errors)] },
+      { id: 'times', title: wf.title, blocks: [...blocks, compareErrors(dataA.errors, dataB.errors)] },
       { id: 'modules', title: 'Modules', blocks: [compareModules(dataA.moduleSteps, dataB.moduleSteps, rules.transactions.tolerance)] },
       { id: 'database', title: 'Database', blocks: compareDatabase(dataA, dataB, rules.apis) },
       { id: 'longevity', title: 'Longevity', blocks: compareLongevity(dataA, dataB, rules.transactions) },
@@ -50,13 +51,16 @@ export async function writeComparison(idA, idB, { influxUrl, resultsDir = 'resul
   try {
     rules = rulesFor(JSON.parse(readFileSync(thresholdsFile, 'utf8')), a.summary.meta.workflow);
   } catch (e) {
+    // Unreadable, not JSON, or not a thresholds file; anything else is a bug and stays one.
+    if (!(e instanceof ThresholdsError || e instanceof SyntaxError || e.code === 'ENOENT' || e.code === 'EACCES')) throw e;
     throw new ReportError(`${thresholdsFile} cannot be used (${e.message}); fix: restore thresholds.json from the repository`);
   }
+  const wf = await tools(a.summary.meta.workflow);
   const client = influxClient(influxUrl);
-  const dataA = await gather(client, a.summary, { dir: a.dir });
+  const dataA = await gather(client, a.summary, wf, { dir: a.dir });
   client.used.length = 0;
-  const dataB = await gather(client, b.summary, { dir: b.dir });
-  const doc = buildComparison(a.summary, b.summary, dataA, dataB, rules);
+  const dataB = await gather(client, b.summary, wf, { dir: b.dir });
+  const doc = buildComparison(a.summary, b.summary, dataA, dataB, rules, wf);
   const dir = join(resultsDir, `compare-${idA}-vs-${idB}`);
   const md = join(dir, 'report.md');
   const html = join(dir, 'report.html');

@@ -4,7 +4,6 @@
 import { QUERIES, intervalFor } from './queries.mjs';
 import { rowsOf } from './influx.mjs';
 import { ReportError } from './errors.mjs';
-import { METRICS } from '../../lib/metrics.js';
 import { stepLabel } from './format.mjs';
 import { readDbFiles, gatherConnections, gatherPeriods } from './db-gather.mjs';
 
@@ -20,10 +19,12 @@ export async function stepWindows(client, testid) {
   return steps.sort((a, b) => a.fromMs - b.fromMs);
 }
 
-/** opts.dir: the run's directory (its database snapshots); opts.moduleLogs: --module-logs. */
-export async function gather(client, summary, opts = {}) {
+/**
+ * wf: the workflow's tools module (its `series`: what the charts follow over time);
+ * opts.dir: the run's directory (its database snapshots); opts.moduleLogs: --module-logs.
+ */
+export async function gather(client, summary, wf, opts = {}) {
   const testid = summary.meta.testid;
-  const workflow = summary.meta.workflow;
   const steps = await stepWindows(client, testid);
   if (steps.length === 0) {
     throw new ReportError(`InfluxDB at ${client.url} has no samples of run ${testid}; fix: point FP_INFLUX_URL / --influx at the InfluxDB the run wrote to (k6 -o influxdb-lp=...)`);
@@ -34,8 +35,8 @@ export async function gather(client, summary, opts = {}) {
 
   const errors = rowsOf(await client.query(QUERIES.errors(testid), 'errors')).map((s) => ({ name: s.tags.name, status: s.tags.status, requests: s.rows[0]?.requests ?? 0 }));
 
-  // CICO: per transaction; search: per template group (the reindex VU's calls carry no group).
-  const [measurement, tag] = workflow === 'search' ? [METRICS.httpDuration, 'group'] : [METRICS.transactionDuration, 'transaction'];
+  // e.g. per transaction, or per template group (the reindex VU's calls carry no group).
+  const { measurement, tag } = wf.series;
   // k6's own `group` tag names its group path (setup's requests carry "::setup"): not a template group.
   const series = (rows) => byTag(rows, tag).filter((x) => !String(x.tags[tag]).startsWith('::'));
   const rt = series(await client.query(QUERIES.responseOverTime(testid, measurement, tag, intervalS), 'responseOverTime'));

@@ -2,7 +2,7 @@
 // (dashboards/src/cico.mjs): percentile()/mean() over a run's samples filtered by testid,
 // GROUP BY time(...) for curves, module_stats (Telegraf) filtered by the run's time window since
 // it carries no testid. Each query has an id that the report's footer lists. Pure.
-import { METRICS } from '../../lib/metrics.js';
+import { METRICS, FIELDS } from '../../lib/metrics.js';
 
 const q = (s) => `'${String(s).replace(/\\/g, '\\\\').replace(/'/g, "\\'")}'`;
 const run = (testid) => `"testid" = ${q(testid)}`;
@@ -25,10 +25,10 @@ export const QUERIES = {
     `SELECT count("value") FROM "${measurement}" WHERE ${run(testid)} GROUP BY time(${intervalS}s), "${tag}" fill(none)`,
   // The dashboards' module table, over one step's window.
   moduleStats: (fromMs, toMs) =>
-    `SELECT mean("cpu_percent") AS "cpu_avg", min("cpu_percent") AS "cpu_min", max("cpu_percent") AS "cpu_max", ` +
-    `mean("mem_rss_bytes") AS "mem_avg", max("mem_rss_bytes") AS "mem_max" FROM "module_stats" WHERE ${window(fromMs, toMs)} GROUP BY "module"`,
+    `SELECT mean("${FIELDS.cpuPercent}") AS "cpu_avg", min("${FIELDS.cpuPercent}") AS "cpu_min", max("${FIELDS.cpuPercent}") AS "cpu_max", ` +
+    `mean("${FIELDS.memRss}") AS "mem_avg", max("${FIELDS.memRss}") AS "mem_max" FROM "${METRICS.moduleStats}" WHERE ${window(fromMs, toMs)} GROUP BY "module"`,
   moduleOverTime: (fromMs, toMs, intervalS) =>
-    `SELECT mean("cpu_percent") AS "cpu", mean("mem_rss_bytes") AS "mem" FROM "module_stats" WHERE ${window(fromMs, toMs)} ` +
+    `SELECT mean("${FIELDS.cpuPercent}") AS "cpu", mean("${FIELDS.memRss}") AS "mem" FROM "${METRICS.moduleStats}" WHERE ${window(fromMs, toMs)} ` +
     `GROUP BY time(${intervalS}s), "module" fill(none)`,
   // Database connections (Telegraf's postgresql input: numbackends of the folio database) over a window.
   connections: (fromMs, toMs) =>

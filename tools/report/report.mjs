@@ -6,6 +6,7 @@ import { influxClient } from './influx.mjs';
 import { gather } from './gather.mjs';
 import { moduleVersions } from './module-versions.mjs';
 import { buildReport } from './build.mjs';
+import { tools } from '../workflows.mjs';
 import { renderMarkdown } from './render-md.mjs';
 import { renderHtml } from './render-html.mjs';
 
@@ -15,10 +16,11 @@ import { renderHtml } from './render-html.mjs';
  */
 export async function writeReport(testid, { influxUrl, folioUrl, tenant, moduleLogs, resultsDir = 'results' }) {
   const { dir, summary } = readRun(testid, resultsDir);
+  const wf = await tools(summary.meta.workflow);
   const client = influxClient(influxUrl);
-  const data = await gather(client, summary, { dir, moduleLogs });
+  const data = await gather(client, summary, wf, { dir, moduleLogs });
   const versions = await moduleVersions(folioUrl, summary.meta.tenant || tenant);
-  const doc = buildReport(summary, data, versions);
+  const doc = buildReport(summary, data, versions, wf);
   const md = join(dir, 'report.md');
   const html = join(dir, 'report.html');
   writeAtomically({ [md]: renderMarkdown(doc), [html]: renderHtml(doc) });

@@ -2,6 +2,7 @@
 // and each module's RSS trend over the whole run with the leak verdict (rule in longevity.mjs). Pure.
 import { s3, f2, mib, signedPct } from './format.mjs';
 import { moduleTrends, judgedWindow, describeLeakRule, LEAK_RULE } from './longevity.mjs';
+import { METRICS } from '../../lib/metrics.js';
 
 const signedMib = (v) => (v === null || v === undefined ? '-' : `${v >= 0 ? '+' : ''}${mib(v)}`);
 
@@ -45,7 +46,7 @@ export function longevitySection(longevity, modules, what = 'transaction', rule 
         caption: `Module memory (RSS) trend ${w ? `over the longest constant-load step (${w.label}, its first fifth left out)` : 'over the whole run'}; rule: ${describeLeakRule(rule)}`,
         columns: [{ label: 'Module' }, { label: 'RSS avg MiB', align: 'r' }, { label: 'Growth MiB/h', align: 'r' }, { label: 'Growth %/h', align: 'r' }, { label: 'R²', align: 'r' }, { label: '2nd half MiB/h', align: 'r' }, { label: 'Growth in window', align: 'r' }, { label: 'Verdict' }],
         rows: trends.map((t) => [t.module, mib(t.mean), signedMib(t.growthPerHour), signedPct(t.growthPct), f2(t.r2), signedMib(t.lateGrowthPerHour), signedPct(t.windowGrowthPct), t.verdict]),
-        empty: 'No module_stats in InfluxDB for the run\'s window.',
+        empty: `No ${METRICS.moduleStats} in InfluxDB for the run's window.`,
         source: `InfluxDB: moduleOverTime (least squares of RSS over ${w ? 'that step' : 'the run'})`,
       },
       { type: 'text', text: leakText(leaks, trends, rule) },

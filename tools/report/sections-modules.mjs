@@ -3,6 +3,7 @@
 // least squares over the step. Pure.
 import { f1, mib } from './format.mjs';
 import { growthPerHour } from './stats.mjs';
+import { METRICS } from '../../lib/metrics.js';
 
 // The shortest step whose RSS slope the report calls a growth per hour.
 export const MIN_GROWTH_SPAN_MS = 10 * 60 * 1000;
@@ -39,7 +40,7 @@ export function modulesBlock(rows) {
     caption: 'Module CPU (% of one core) and memory (RSS, MiB) per user count; growth per hour by least squares, for steps of 10 minutes or more',
     columns: [{ label: 'Module' }, { label: 'Users', align: 'r' }, { label: 'CPU avg %', align: 'r' }, { label: 'CPU range %', align: 'r' }, { label: 'RSS avg MiB', align: 'r' }, { label: 'RSS max MiB', align: 'r' }, { label: 'RSS growth MiB/h', align: 'r' }],
     rows: rows.map((r) => [r.module, r.phase ? `${r.vus} (${r.phase})` : String(r.vus), f1(r.cpuAvg), `${f1(r.cpuMin)}–${f1(r.cpuMax)}`, mib(r.memAvg), mib(r.memMax), r.growthPerHour === null ? '-' : `${r.growthPerHour >= 0 ? '+' : ''}${mib(r.growthPerHour)}`]),
-    empty: 'No module_stats in InfluxDB for the run\'s window (is Telegraf running and watching the modules?).',
+    empty: `No ${METRICS.moduleStats} in InfluxDB for the run's window (is Telegraf running and watching the modules?).`,
     source: 'InfluxDB: moduleStats (one query per step) and moduleOverTime (growth: least squares of RSS over the step)',
   };
 }

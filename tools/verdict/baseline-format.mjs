@@ -25,13 +25,12 @@ import { runQuantileStats, histogramOf, quantileSorted, variance, mean } from '.
 import { pooledSpread } from './method.mjs';
 import { rowsOf } from '../report/influx.mjs';
 import { ReportError } from '../report/errors.mjs';
+import { METRICS, TAGS, txKey, apiKey } from '../../lib/metrics.js';
 
 export const BASELINE_FORMAT_2 = 'folio-perf-baseline/2';
 export const STAT = 'p(95)';
 const P = 0.95;
 
-export const txKey = (t) => `transaction_duration{transaction:${t}}`;
-export const apiKey = (n) => `http_req_duration{name:${n}}`;
 
 // InfluxQL string literal.
 const lit = (s) => `'${String(s).replace(/\\/g, '\\\\').replace(/'/g, "\\'")}'`;
@@ -43,13 +42,13 @@ const lit = (s) => `'${String(s).replace(/\\/g, '\\\\').replace(/'/g, "\\'")}'`;
  */
 export async function readRunSamples(client, testid, { windowSeconds = null } = {}) {
   const out = { transactions: {}, apis: {} };
-  const tx = rowsOf(await client.query(`SELECT "value" FROM "transaction_duration" WHERE "testid" = ${lit(testid)} GROUP BY "transaction"`, `raw transactions ${testid}`));
-  const api = rowsOf(await client.query(`SELECT "value" FROM "http_req_duration" WHERE "testid" = ${lit(testid)} GROUP BY "name"`, `raw apis ${testid}`));
+  const tx = rowsOf(await client.query(`SELECT "value" FROM "${METRICS.transactionDuration}" WHERE "testid" = ${lit(testid)} GROUP BY "${TAGS.transaction}"`, `raw transactions ${testid}`));
+  const api = rowsOf(await client.query(`SELECT "value" FROM "${METRICS.httpDuration}" WHERE "testid" = ${lit(testid)} GROUP BY "${TAGS.name}"`, `raw apis ${testid}`));
   const t0 = Math.min(...[...tx, ...api].flatMap((s) => s.rows.map((r) => Number(r.time))));
   const end = windowSeconds ? t0 + windowSeconds * 1000 : Infinity;
   const values = (s) => s.rows.filter((r) => typeof r.value === 'number' && Number(r.time) < end).map((r) => r.value);
-  for (const s of tx) out.transactions[s.tags.transaction] = values(s);
-  for (const s of api) if (s.tags.name) out.apis[s.tags.name] = values(s);
+  for (const s of tx) out.transactions[s.tags[TAGS.transaction]] = values(s);
+  for (const s of api) if (s.tags[TAGS.name]) out.apis[s.tags[TAGS.name]] = values(s);
   return out;
 }
 
@@ -79,7 +78,7 @@ export function buildBaseline(runs, { slowApis = [], created = new Date().toISOS
     if (JSON.stringify(r.meta.steps) !== JSON.stringify(first.steps)) throw new ReportError(`${r.meta.testid} ran user steps ${JSON.stringify(r.meta.steps)}, ${first.testid} ${JSON.stringify(first.steps)}; fix: record a baseline from runs of the same user counts`);
   }
   const txNames = [...new Set(runs.flatMap((r) => Object.keys(r.samples.transactions)))].sort();
-  if (txNames.length === 0) throw new ReportError(`${runs.map((r) => r.meta.testid).join(', ')}: no transaction_duration samples in InfluxDB; fix: give runs that completed transactions, and the InfluxDB they wrote to (--influx)`);
+  if (txNames.length === 0) throw new ReportError(`${runs.map((r) => r.meta.testid).join(', ')}: no ${METRICS.transactionDuration} samples in InfluxDB; fix: give runs that completed transactions, and the InfluxDB they wrote to (--influx)`);
   const apiNames = slowApis.filter((n) => runs.some((r) => (r.samples.apis[n] || []).length > 0));
   const metrics = {};
   const judged = [...txNames.map((t) => [txKey(t), (r) => r.samples.transactions[t]]), ...apiNames.map((n) => [apiKey(n), (r) => r.samples.apis[n]])];

@@ -7,7 +7,8 @@ import { readFileSync, existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { influxClient } from '../report/influx.mjs';
 import { ReportError } from '../report/errors.mjs';
-import { readRunSamples, validateBaseline2, mergeBaselines, txKey, apiKey, STAT } from './baseline-format.mjs';
+import { METRICS, TAGS, txKey, apiKey } from '../../lib/metrics.js';
+import { readRunSamples, validateBaseline2, mergeBaselines, STAT } from './baseline-format.mjs';
 import { runQuantileStats, variance } from './stats.mjs';
 import { judge, predict, pooledSpread, DEFAULTS } from './method.mjs';
 
@@ -31,14 +32,15 @@ function readBaseline(file) {
 async function candidateMeta(client, testid, resultsDir) {
   const path = join(resultsDir, testid, 'summary.json');
   if (existsSync(path)) {
+    let m;
     try {
-      const m = JSON.parse(readFileSync(path, 'utf8')).meta;
-      if (m && m.workflow) return m;
-    } catch {
-      // a broken summary: fall back to the samples' tags
+      m = JSON.parse(readFileSync(path, 'utf8')).meta;
+    } catch (e) {
+      throw new ReportError(`${path} is not JSON (${e.message}): its run stopped while writing it; fix: run ${testid} again, or remove ${path} to judge it by its samples alone`);
     }
+    if (m && m.workflow) return m;
   }
-  const series = await client.query(`SHOW TAG VALUES FROM "transaction_duration" WITH KEY = "workflow" WHERE "testid" = '${testid.replace(/'/g, "\\'")}'`, 'candidate workflow');
+  const series = await client.query(`SHOW TAG VALUES FROM "${METRICS.transactionDuration}" WITH KEY = "${TAGS.workflow}" WHERE "testid" = '${testid.replace(/'/g, "\\'")}'`, 'candidate workflow');
   const wf = series[0]?.values?.[0]?.[1];
   return wf ? { workflow: wf } : null;
 }
@@ -95,10 +97,9 @@ export function compareRun(base, samples, { alpha = DEFAULTS.alpha, minSamples =
   const speed = control === SPEED;
   if (control && !speed && !base.metrics[control]) throw new ReportError(`the control ${control} is neither "${SPEED}" nor a metric of the baseline; fix: ${SPEED} or one of ${Object.keys(base.metrics).join(', ')}`);
   const keys = Object.keys(base.metrics).filter((k) => k !== control);
+  const byKey = new Map([...Object.entries(samples.transactions).map(([t, xs]) => [txKey(t), xs]), ...Object.entries(samples.apis).map(([n, xs]) => [apiKey(n), xs])]);
   const sampleOf = (key) => {
-    const tx = /^transaction_duration\{transaction:(.*)\}$/.exec(key);
-    const api = /^http_req_duration\{name:(.*)\}$/.exec(key);
-    const xs = tx ? samples.transactions[tx[1]] : api ? samples.apis[api[1]] : undefined;
+    const xs = byKey.get(key);
     return xs && xs.length > 0 ? xs : null;
   };
   // Both quantiles: p95 is what the release reports judge; p50 moves with a slowdown of the whole
@@ -224,4 +225,3 @@ export function speedOf(runsByKey, cand, minSamples = DEFAULTS.minSamples) {
 const STATS = [['p(95)', 0.95], ['p(50)', 0.5]];
 const FIELD = { 'p(95)': null, 'p(50)': 'p50' };
 
-export { txKey, apiKey };

@@ -19,6 +19,13 @@
 //
 // Exit code: 99 (k6's threshold code, the gate's contract) when any row is 'failed' or 'regressed'.
 import { ReportError } from '../report/errors.mjs';
+import { validTestId } from '../../lib/testid.js';
+import * as slo from './slo.mjs';
+import * as baseline from './baseline.mjs';
+
+// Imported, not looked up: a check module that is missing or broken stops the verdict (a verdict
+// without its SLO rows would pass a run nobody judged).
+const CHECKS = [slo, baseline];
 
 export const FAILING = new Set(['failed', 'regressed']);
 
@@ -33,11 +40,8 @@ export function exitCodeFor(rows) {
  * judge (no baseline given) returns [].
  */
 export async function verdictRows(testid, opts) {
-  if (!/^[A-Za-z0-9_.:-]+$/.test(testid || '')) throw new ReportError(`"${testid}" is not a test id; fix: folio-perf verdict <testid> (ls results/)`);
+  if (!validTestId(testid)) throw new ReportError(`"${testid}" is not a test id; fix: folio-perf verdict <testid> (ls results/)`);
   const out = [];
-  for (const mod of ['./slo.mjs', './baseline.mjs']) {
-    const m = await import(mod).catch((e) => (e.code === 'ERR_MODULE_NOT_FOUND' ? null : Promise.reject(e)));
-    if (m) out.push(...(await m.rows(testid, opts)));
-  }
+  for (const m of CHECKS) out.push(...(await m.rows(testid, opts)));
   return out;
 }

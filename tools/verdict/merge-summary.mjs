@@ -1,14 +1,13 @@
 // One summary.json for a run split over several k6 processes (make run RUNNERS=N): the runners'
 // own summaries (results/<testid>/runners/<i>/summary.json) merged into
 // results/<testid>/summary.json, which the report, `baseline` and `compare` read as for one process.
-//
-//   node tools/verdict/merge-summary.mjs <testid> [--influx <url>] [--runners N]
+// folio-perf run calls mergeSummaries once its runners have ended (tools/run/run.mjs).
 //
 // What can be added up is added up (counters, rates' passes and fails, checks). A Trend's
 // percentiles cannot: they are read again over the union of every runner's samples in InfluxDB, in
 // k6's own definition (tools/verdict/slo.mjs trendValues), so the report's tables are those one k6
 // with all the samples would have written. The tables are then built by the workflow's own
-// summary code (lib/cico/summary.js, lib/search/summary.js) from the merged data, and each threshold's
+// summary code (tools/report/workflows/<name>.mjs `summarize`) from the merged data, and each threshold's
 // outcome is judged again on the merged values (the gate itself is `folio-perf verdict`).
 import { readFileSync, writeFileSync, renameSync, existsSync, readdirSync } from 'node:fs';
 import { join, dirname } from 'node:path';
@@ -16,6 +15,7 @@ import { fileURLToPath } from 'node:url';
 import { influxClient } from '../report/influx.mjs';
 import { ReportError } from '../report/errors.mjs';
 import { parseKey, parseRule, holds, trendValues } from './slo.mjs';
+import { tools } from '../workflows.mjs';
 
 const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..', '..');
 
@@ -130,6 +130,11 @@ export function runnerSummaries(resultsDir, runners = null) {
   return out;
 }
 
+/** The merged run's summary.json, built by its workflow's own code from the merged k6 data. */
+export async function summaryOf(data, meta) {
+  return (await tools(meta.workflow)).summarize(data, meta);
+}
+
 export async function mergeSummaries(testid, { influxUrl, resultsDir = join(ROOT, 'results', testid), runners = null }) {
   const found = runnerSummaries(resultsDir, runners);
   if (found.length === 0) throw new ReportError(`no runner of ${testid} wrote a summary (${resultsDir}/runners/*/summary.json); fix: read the runners' k6.log files`);
@@ -151,38 +156,9 @@ export async function mergeSummaries(testid, { influxUrl, resultsDir = join(ROOT
     summaryPath: `results/${testid}/summary.json`,
     webReport: null,
   };
-  const report = meta.workflow === 'search' ? await import('../../lib/search/summary.js') : await import('../../lib/cico/summary.js');
-  let doc;
-  if (meta.workflow === 'search') {
-    const { TEMPLATES } = await import('../../lib/search/templates.js');
-    doc = report.summaryDocument(data, { ...meta, templates: TEMPLATES.map((t) => ({ name: t.name, group: t.group, kind: t.kind })) });
-  } else doc = report.summaryDocument(data, meta);
+  const doc = await summaryOf(data, meta);
   const path = join(resultsDir, 'summary.json');
   writeFileSync(`${path}.tmp`, JSON.stringify(doc, null, 2));
   renameSync(`${path}.tmp`, path);
   return { path, runners: found.length, doc };
-}
-
-if (process.argv[1] && fileURLToPath(import.meta.url) === process.argv[1]) {
-  const args = process.argv.slice(2);
-  const opt = (name) => {
-    const i = args.indexOf(name);
-    return i >= 0 ? args.splice(i, 2)[1] : undefined;
-  };
-  const influxUrl = opt('--influx') || process.env.FP_INFLUX_URL;
-  const runners = opt('--runners');
-  if (args.length !== 1) {
-    console.error('usage: node tools/verdict/merge-summary.mjs <testid> [--influx <url>] [--runners N]');
-    process.exit(1);
-  }
-  try {
-    const r = await mergeSummaries(args[0], { influxUrl, runners: runners ? Number(runners) : null });
-    console.log(`==> summary: ${r.runners} runners' summaries merged into ${r.path} (percentiles over all their samples in InfluxDB)`);
-  } catch (e) {
-    if (e instanceof ReportError) {
-      console.error(`folio-perf: ${e.message}`);
-      process.exit(1);
-    }
-    throw e;
-  }
 }

@@ -21,6 +21,8 @@ import { readFileSync } from 'node:fs';
 import { ReportError } from '../report/errors.mjs';
 import { influxClient } from '../report/influx.mjs';
 import { buildThresholds, parseJsonFile, ThresholdsError } from '../../lib/thresholds.js';
+import { METRICS, TAGS } from '../../lib/metrics.js';
+import { known } from '../workflows.mjs';
 
 const q = (s) => `'${String(s).replace(/\\/g, '\\\\').replace(/'/g, "\\'")}'`;
 const ident = (s) => `"${String(s).replace(/\\/g, '\\\\').replace(/"/g, '\\"')}"`;
@@ -124,7 +126,7 @@ async function statValue(influx, metric, tags, testid, rule) {
 
 /** The workflow of the test id's samples, from their `workflow` tag. */
 export async function workflowOf(influx, testid, instance = null) {
-  const series = await influx.query(`SHOW TAG VALUES FROM "http_reqs" WITH KEY = "workflow" WHERE ${samplesOf(testid, instance === null ? {} : { instance })}`, 'workflow');
+  const series = await influx.query(`SHOW TAG VALUES FROM "${METRICS.httpReqs}" WITH KEY = "${TAGS.workflow}" WHERE ${samplesOf(testid, instance === null ? {} : { instance })}`, 'workflow');
   const values = new Set();
   for (const s of series) for (const v of s.values || []) values.add(v[1]);
   if (values.size === 0) throw new ReportError(`InfluxDB at ${influx.url} has no samples of test id ${testid}${instance === null ? '' : ` from runner ${instance}`}; fix: check the test id (ls results/), --instance and --influx / FP_INFLUX_URL`);
@@ -138,7 +140,8 @@ export async function workflowOf(influx, testid, instance = null) {
  */
 export async function rows(testid, { influxUrl, thresholdsFile, instance = null }) {
   const influx = influxClient(influxUrl);
-  const workflow = await workflowOf(influx, testid, instance);
+  // A workflow the registry does not know (samples of another checkout, a typo'd tag) is refused.
+  const workflow = known(await workflowOf(influx, testid, instance));
   // instance: one runner's samples only, i.e. what that runner alone would have been judged on.
   const only = instance === null ? {} : { instance };
   let text;

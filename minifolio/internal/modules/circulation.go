@@ -15,6 +15,8 @@ func (c *circulation) routes(mux *http.ServeMux) {
 	mux.HandleFunc("GET /circulation/loans/{id}", c.loan)
 	mux.HandleFunc("GET /circulation/requests", c.passThrough("/request-storage/requests"))
 	mux.HandleFunc("GET /circulation/requests/{id}", c.passThrough("/request-storage/requests"))
+	// mod-circulation 24.x: the circulation settings of the storage module.
+	mux.HandleFunc("GET /circulation/settings", c.passThrough("/circulation-settings-storage/circulation-settings"))
 }
 
 // passThrough answers a business-module GET with the storage module's
@@ -66,7 +68,14 @@ func (c *circulation) loan(w http.ResponseWriter, r *http.Request) {
 	writeJSON(w, http.StatusOK, loan)
 }
 
-// addItems fetches the loans' items in one query and embeds their summaries.
+// idsPerQuery is how many ids one `id==a or id==b …` lookup carries, as in
+// mod-circulation (CqlIndexValuesFinder's DEFAULT_MAX_ID_VALUES_PER_CQL_SEARCH_QUERY):
+// a page of loans may hold thousands of items, and one query naming them
+// all would outgrow the gateway's request-line limit (431, then a 500 here).
+const idsPerQuery = 50
+
+// addItems fetches the loans' items, idsPerQuery ids per query, and embeds
+// their summaries.
 func (c *circulation) addItems(ctx context.Context, cl caller, loans []obj) error {
 	var ids []string
 	seen := map[string]bool{}
@@ -76,18 +85,18 @@ func (c *circulation) addItems(ctx context.Context, cl caller, loans []obj) erro
 			ids = append(ids, "id=="+id)
 		}
 	}
-	if len(ids) == 0 {
-		return nil
-	}
-	var res struct {
-		Items []obj `json:"items"`
-	}
-	if err := c.okapi.get(ctx, cl, query("/item-storage/items", strings.Join(ids, " or "), len(ids)), &res); err != nil {
-		return err
-	}
 	byID := map[string]obj{}
-	for _, it := range res.Items {
-		byID[str(it, "id")] = it
+	for start := 0; start < len(ids); start += idsPerQuery {
+		chunk := ids[start:min(start+idsPerQuery, len(ids))]
+		var res struct {
+			Items []obj `json:"items"`
+		}
+		if err := c.okapi.get(ctx, cl, query("/item-storage/items", strings.Join(chunk, " or "), len(chunk)), &res); err != nil {
+			return err
+		}
+		for _, it := range res.Items {
+			byID[str(it, "id")] = it
+		}
 	}
 	for _, l := range loans {
 		it := byID[str(l, "itemId")]

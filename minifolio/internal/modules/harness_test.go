@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/folio-perf/folio-perf/minifolio/internal/catalog"
+	"github.com/folio-perf/folio-perf/minifolio/internal/okapi"
 	"github.com/folio-perf/folio-perf/minifolio/internal/profile"
 	"github.com/folio-perf/folio-perf/minifolio/internal/storage"
 	"github.com/folio-perf/folio-perf/minifolio/internal/storage/storagetest"
@@ -51,6 +52,7 @@ func newEnvWrapped(t testing.TB, pool *pgxpool.Pool, tenant, profileName string,
 		hc: &http.Client{Transport: &http.Transport{MaxIdleConnsPerHost: 100}, Timeout: 60 * time.Second}}
 	backends := map[string]*url.URL{}
 	router := httptest.NewUnstartedServer(nil)
+	router.Config.MaxHeaderBytes = okapi.MaxHeaderBytes // the gateway's limit, which module-to-module calls pass too
 	router.Start()
 	t.Cleanup(router.Close)
 	e.url = router.URL

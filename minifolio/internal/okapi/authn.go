@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
+	"net/url"
 	"strconv"
 	"strings"
 	"time"
@@ -12,6 +13,7 @@ import (
 	"github.com/folio-perf/folio-perf/minifolio/internal/credentials"
 	"github.com/folio-perf/folio-perf/minifolio/internal/storage"
 	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgconn"
 )
 
 var (
@@ -104,7 +106,20 @@ func (g *Gateway) authn(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	userID, active, err := g.lookupUser(r, tenant, username)
+	var pe *pgconn.PgError
 	switch {
+	case errors.As(err, &pe) && strings.HasPrefix(pe.Code, "22"):
+		// A username PostgreSQL cannot compare (a NUL character: 22021) is
+		// the client's mistake. mod-login looks the user up at mod-users,
+		// which answers such a value 400 (RMB maps a data exception so), and
+		// a failed lookup is mod-login's 422, never a 500.
+		if g.loginGeneric {
+			loginError(w, genericLoginMessage, genericLoginCode, "username", username)
+			return
+		}
+		loginError(w, "Error verifying user existence: Error looking up user at url '"+g.selfURL+"/users?query=username=="+
+			url.QueryEscape(username)+"' Expected status code 200, got '400' :"+pe.Message, "username.incorrect", "username", username)
+		return
 	case errors.Is(err, storage.ErrNotFound):
 		if g.loginGeneric {
 			loginError(w, genericLoginMessage, genericLoginCode, "username", username)

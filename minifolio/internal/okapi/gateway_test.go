@@ -219,6 +219,11 @@ func TestLoginErrors(t *testing.T) {
 		{`{"password":"x"}`, 422, `username`},
 		{`{"username":`, 400, `Json content error`},
 		{`{"username":"` + strings.Repeat("x", storage.MaxBody) + `"}`, 413, `too large`},
+		// PostgreSQL cannot hold a NUL (22021): mod-users answers the lookup
+		// 400, so mod-login's answer is its failed-lookup 422.
+		{`{"username":"oper\u0000ator","password":"s3cret"}`, 422,
+			`"Error verifying user existence: Error looking up user at url '`},
+		{`{"username":"\u0000","password":"s3cret"}`, 422, `"code":"username.incorrect"`},
 	} {
 		r := e.do("POST", "/authn/login", c.body, ct...)
 		if r.code != c.code || !strings.Contains(r.body, c.want) || r.hdr.Get("x-okapi-token") != "" {
@@ -458,7 +463,8 @@ func TestLoginErrorsFollowTheModLoginVersion(t *testing.T) {
 			t.Errorf("%s, wrong password: %d %s, want %q / %s", c.login, r.code, r.body, c.message, c.code)
 		}
 		if c.login != "mod-login-7.13.0" {
-			for _, u := range []string{`{"username":"nobody","password":"x"}`, `{"username":"gone","password":"s3cret"}`} {
+			for _, u := range []string{`{"username":"nobody","password":"x"}`, `{"username":"gone","password":"s3cret"}`,
+				`{"username":"oper\u0000ator","password":"s3cret"}`} {
 				if r := e2.do("POST", "/authn/login", u, "X-Okapi-Tenant", e.tenant, "Content-Type", "application/json"); r.code != 422 ||
 					!strings.Contains(r.body, c.message) {
 					t.Errorf("%s, %s: %d %s, want %q", c.login, u, r.code, r.body, c.message)

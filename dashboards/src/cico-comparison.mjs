@@ -1,6 +1,7 @@
-// Dashboard "FOLIO release comparison": two runs side by side in the shape of
-// the release reports' comparison tables — check-in/check-out times per user
-// count and the per-API p75, each with a Delta % column (B against A).
+// Dashboard "FOLIO release comparison" of the check-in/check-out workflow (listed
+// by cico.mjs): two runs side by side in the shape of the release reports'
+// comparison tables — check-in/check-out times per user count and the per-API
+// p75, each with a Delta % column (B against A).
 import { METRICS } from '../../lib/metrics.js';
 import {
   SLOW_API_P75_MS,
