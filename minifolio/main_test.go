@@ -108,6 +108,12 @@ func TestCLI(t *testing.T) {
 		{[]string{"up", "--run-dir", badDir}, []string{"MINIFOLIO_DB=postgres://folio:x@127.0.0.1:1/folio?sslmode=disable"},
 			"cannot reach PostgreSQL at 127.0.0.1:1"},
 		{[]string{"reset", "--tenant", "nosuchtenant"}, env, "no tenant nosuchtenant"},
+		{[]string{"seed", "--scale", "huge"}, env, "unknown --scale \"huge\": one of demo, 1m, ptf"},
+		{[]string{"seed", "--scale", "1m", "--items", "10"}, env, "--holdings 1068493 is more than --items 10"},
+		{[]string{"seed", "--disk-free", "lots"}, env, "invalid size \"lots\""},
+		// the ptf preset on a disk said to have 2 GB free: refused with both figures, nothing written
+		{[]string{"seed", "--tenant", tenant + "_disk", "--scale", "ptf", "--disk-free", "2GB"}, env,
+			"GB, the database's disk (--disk-free) has 2.0 GB free. Fix: free space"},
 	} {
 		r := runBin(t, bin, c.env, c.args...)
 		if r.code == 0 || !strings.Contains(r.stderr, c.want) || strings.Count(strings.TrimSpace(r.stderr), "\n") > 0 ||

@@ -23,18 +23,12 @@ fuzz-search: ## fuzz mod-search's CQL -> OpenSearch translator and its search-an
 	@cd $(CURDIR)/minifolio && go test -run='^$$' -fuzz='^FuzzTranslate$$' -fuzztime="$$FUZZTIME" ./internal/search/ && \
 	go test -run='^$$' -fuzz='^FuzzAppendHits$$' -fuzztime="$$FUZZTIME" ./internal/search/
 
-# Seeding benchmark: the issue's target is 1,000,000 items (+holdings,
-# instances) and 100,000 users in <= 120 s. Uses its own tenant, dropped after.
-export BENCH_SEED_ITEMS ?= 1000000
-export BENCH_SEED_USERS ?= 100000
-bench-minifolio-seed: $(CURDIR)/bin/minifolio ## seed 1M items + 100k users into tenant bench_seed and time it (needs FP_PG_DSN)
-	@test -n "$$FP_PG_DSN" || { echo "bench-minifolio-seed: FP_PG_DSN is not set. Fix: make stack-up, then export FP_PG_DSN=\$$(. tools/defaults.sh && fp_minifolio_db)"; exit 1; }
-	@tools/local-env.sh --name=$@ env MINIFOLIO_DB="$$FP_PG_DSN" $(CURDIR)/bin/minifolio seed --tenant bench_seed --force \
-		--items "$$BENCH_SEED_ITEMS" --users "$$BENCH_SEED_USERS" --loans 5000
-	@# psql gets the connection as PG* variables, so the password never shows in ps.
-	@eval "$$(python3 -c 'import os, shlex, urllib.parse as u; d = u.urlparse(os.environ["FP_PG_DSN"]); print(" ".join("export %s=%s" % (k, shlex.quote(v)) for k, v in {"PGHOST": d.hostname or "", "PGPORT": str(d.port or 5432), "PGUSER": u.unquote(d.username or ""), "PGPASSWORD": u.unquote(d.password or ""), "PGDATABASE": d.path.lstrip("/")}.items()))')"; \
-	psql -qAtc "SELECT 'bench_seed uses ' || pg_size_pretty(sum(pg_total_relation_size(c.oid))) FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace WHERE n.nspname LIKE 'bench_seed_%'"
-	@tools/local-env.sh --name=$@ env MINIFOLIO_DB="$$FP_PG_DSN" $(CURDIR)/bin/minifolio drop --tenant bench_seed
+# Seeding benchmark (tools/bench-seed.sh): a `--scale` preset seeded into its own
+# tenant bench_seed beside the floor, PostgreSQL's own COPY of the same bytes
+# from files with the same indexes; dropped after. BENCH_SEED_SCALE (1m),
+# BENCH_SEED_ROUNDS (1), BENCH_SEED_FLOOR=0 to skip the floor.
+bench-minifolio-seed: $(CURDIR)/bin/minifolio ## seed a --scale preset (BENCH_SEED_SCALE=1m) and time it against PostgreSQL's COPY of the same bytes (needs FP_PG_DSN)
+	@tools/local-env.sh --name=$@ tools/bench-seed.sh
 
 # CICO capacity (docs/benchmarks.md): profile fast, BENCH_VUS VUs without
 # think time for BENCH_DURATION through the real gateway and module processes

@@ -168,6 +168,12 @@ pg_stat_statements.track = top
 autovacuum_naptime = 10s
 log_min_duration_statement = 1000
 log_line_prefix = '%m [%p] %d '
+# minifolio's seed empties each big table and COPYs into it in one
+# transaction, and builds the indexes after: with minimal WAL PostgreSQL writes
+# those rows and indexes to their files only, not to the WAL as well (half the
+# bytes of a seed of millions of rows). No replica or archive reads this WAL.
+wal_level = minimal
+max_wal_senders = 0
 EOF
   [ "$(id -u)" = 0 ] && chown postgres: "$pg_data/folio-perf.conf"
   touch "$log_dir/postgres.log"

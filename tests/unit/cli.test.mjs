@@ -174,7 +174,10 @@ test('run settings: each bad one is one line with the fix, checked before anythi
   assert.equal(plan.testid, 'cico-20261122T030000Z-fast');
   assert.equal(plan.external, false);
   assert.equal(plan.runners, 1);
-  assert.deepEqual(plan.seed, { items: 20000, users: 2000, loans: 500, eventsPerUser: 0, authorities: 2000 });
+  assert.deepEqual(plan.seed, { scale: 'demo', args: ['--scale', 'demo'] });
+  // a size given wins over the scale's (minifolio seed: a flag given wins over --scale)
+  assert.deepEqual(runPlan({ SEED_SCALE: '1m', SEED_USERS: '100', SEED_EVENTS_PER_USER: '10000' }, ctx).seed.args,
+    ['--scale', '1m', '--users', '100', '--events-per-user', '10000']);
   const ext = runPlan({ FOLIO_URL: 'https://folio.example.org', WORKFLOW: 'search' }, ctx);
   assert.equal(ext.external, true);
   assert.equal(ext.release, '');
@@ -190,6 +193,7 @@ test('run settings: each bad one is one line with the fix, checked before anythi
     [{ PROGRESS_EVERY: '0' }, "PROGRESS_EVERY '0' is not a number of seconds; fix: use e.g. PROGRESS_EVERY=60"],
     [{ TESTID: 'a b' }, "TESTID 'a b' is not a test id; fix: use letters, digits, . _ - (e.g. cico-20261122T030000Z-lotus)"],
     [{ SEED_ITEMS: '-1' }, "SEED_ITEMS '-1' is not a count; fix: use a whole number, e.g. SEED_ITEMS=20000"],
+    [{ SEED_SCALE: 'huge' }, "SEED_SCALE 'huge' is not one of minifolio's scales; fix: use SEED_SCALE=demo, SEED_SCALE=1m, SEED_SCALE=ptf (docs/scale.md)"],
     [{ TOKEN_TTL: 'soon' }, "TOKEN_TTL 'soon' is not a duration; fix: use e.g. TOKEN_TTL=10m"],
   ];
   for (const [env, msg] of bad) assert.throws(() => runPlan(env, ctx), { name: 'UsageError', message: msg });

@@ -90,8 +90,8 @@ export async function runCommand(userEnv, { tty = Boolean(process.stdout.isTTY) 
       const upArgs = wf.minifolioArgs ? await wf.minifolioArgs(ctx) : [];
       await step(minifolio, ['up', '--run-dir', runDir, '--port', defaults.FP_MINIFOLIO_PORT, '--profile', plan.minifolioProfile, '--token-ttl', plan.tokenTtl, ...upArgs]);
       const s = plan.seed;
-      say(`==> minifolio: seeding ${defaults.FP_TENANT} if empty (${s.items} items, ${s.users} users, ${s.loans} open loans)`);
-      await step(minifolio, ['seed', '--tenant', defaults.FP_TENANT, '--admin-user', defaults.FP_USER, '--items', String(s.items), '--users', String(s.users), '--loans', String(s.loans), '--events-per-user', String(s.eventsPerUser), '--authorities', String(s.authorities)]);
+      say(`==> minifolio: seeding ${defaults.FP_TENANT} if empty (${s.args.join(' ')})`);
+      await step(minifolio, ['seed', '--tenant', defaults.FP_TENANT, '--admin-user', defaults.FP_USER, ...s.args]);
       say("==> minifolio: reset to the pre-test state (PTF's restore)");
       await step(minifolio, ['reset', '--tenant', defaults.FP_TENANT]);
       if (wf.afterReset) await wf.afterReset(ctx);

@@ -19,8 +19,9 @@ export const RUN_SETTINGS = [
   ['RUNNERS', '1', 'k6 processes on execution segments of the plan (1 to 16), one verdict over all'],
   ['SAMPLE_LOSS', 'fail', 'fail: a run whose samples did not all reach InfluxDB exits 96; warn: only said'],
   ['PROGRESS_EVERY', '60', 'seconds between progress lines when the output is not a terminal'],
-  ['SEED_ITEMS, SEED_USERS, SEED_LOANS', '20000, 2000, 500', "minifolio's data when its tenant is empty"],
-  ['SEED_EVENTS_PER_USER, SEED_AUTHORITIES', '0, 2000', 'patron-block history per user; MARC authorities'],
+  ['SEED_SCALE', 'demo', "the size of minifolio's data when its tenant is empty: demo, 1m or ptf (docs/scale.md)"],
+  ['SEED_ITEMS, SEED_USERS, SEED_LOANS', "the scale's", 'these sizes instead of the scale\'s (demo: 20000, 2000, 500)'],
+  ['SEED_EVENTS_PER_USER, SEED_AUTHORITIES', "the scale's", 'patron-block history per user; MARC authorities (demo: 0, 2000)'],
   ['TOKEN_TTL', '10m', "minifolio's access-token lifetime"],
 ];
 
@@ -40,6 +41,30 @@ export function settingsFromArgs(args) {
     out[m[1]] = m[2];
   }
   return out;
+}
+
+// minifolio seed's --scale presets (minifolio/internal/seed/scale.go), and the SEED_* sizes that
+// win over a preset's, with their flags.
+export const SEED_SCALES = ['demo', '1m', 'ptf'];
+const SEED_SIZES = [
+  ['SEED_ITEMS', '--items', '20000'],
+  ['SEED_USERS', '--users', '2000'],
+  ['SEED_LOANS', '--loans', '500'],
+  ['SEED_EVENTS_PER_USER', '--events-per-user', '0'],
+  ['SEED_AUTHORITIES', '--authorities', '2000'],
+];
+
+/** The seed's scale and the sizes given, as `minifolio seed` flags. */
+function seedPlan(env) {
+  const scale = env.SEED_SCALE || 'demo';
+  if (!SEED_SCALES.includes(scale)) {
+    throw new UsageError(`SEED_SCALE '${scale}' is not one of minifolio's scales; fix: use ${SEED_SCALES.map((s) => `SEED_SCALE=${s}`).join(', ')} (docs/scale.md)`);
+  }
+  const args = ['--scale', scale];
+  for (const [name, flag, example] of SEED_SIZES) {
+    if (env[name] !== undefined && env[name] !== '') args.push(flag, String(count(env, name, example)));
+  }
+  return { scale, args };
 }
 
 function count(env, name, dflt) {
@@ -82,12 +107,6 @@ export function runPlan(env, { workflows, minifolioProfiles, now = new Date() })
     sampleLoss,
     progressEvery: Number(everyText),
     tokenTtl,
-    seed: {
-      items: count(env, 'SEED_ITEMS', '20000'),
-      users: count(env, 'SEED_USERS', '2000'),
-      loans: count(env, 'SEED_LOANS', '500'),
-      eventsPerUser: count(env, 'SEED_EVENTS_PER_USER', '0'),
-      authorities: count(env, 'SEED_AUTHORITIES', '2000'),
-    },
+    seed: seedPlan(env),
   };
 }

@@ -19,7 +19,8 @@ export default {
     const tenantA = env.REINDEX_TENANT || defaults.FP_REINDEX_TENANT;
     ctx.say(`==> minifolio: seeding ${tenantA} (the tenant a reindex phase reindexes) if empty`);
     const s = plan.seed;
-    await ctx.step(ctx.minifolio, ['seed', '--tenant', tenantA, '--admin-user', defaults.FP_USER, '--items', String(s.items), '--users', String(s.users), '--loans', String(s.loans), '--authorities', String(s.authorities)]);
+    // no patron-block history: this tenant is only reindexed
+    await ctx.step(ctx.minifolio, ['seed', '--tenant', tenantA, '--admin-user', defaults.FP_USER, ...s.args, '--events-per-user', '0']);
     for (const t of [defaults.FP_TENANT, tenantA]) {
       await ctx.step(process.execPath, [join('tools', 'search-index.mjs'), '--url', ctx.minifolioUrl, '--tenant', t]);
     }
