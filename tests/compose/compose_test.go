@@ -113,7 +113,7 @@ services:
     ports: ["9200:9200"]
   mod-search:
     image: folio-perf/minifolio:1
-    environment: { FP_OPENSEARCH_URL: "http://localhost:9200" }
+    environment: { FP_OPENSEARCH_URL: "http://localhost:9200", MINIFOLIO_DB: "postgres://folio:${FOLIO_DB_PASSWORD}@postgres:5432/folio" }
   grafana-native:
     image: grafana/grafana:12.1.1
     profiles: [native-grafana]
@@ -153,7 +153,8 @@ services:
 	expect("ports", LocalPortsOnly(p), "not 127.0.0.1")
 	expect("native grafana", NativeGrafana(p, dir, "58086", "folio-influxdb"), `network_mode "", not host`,
 		`GF_SERVER_HTTP_ADDR "0.0.0.0"`, "depends on compose services", "has no *.yaml")
-	expect("secrets", SecretsFromEnv(file), "GF_SECURITY_ADMIN_PASSWORD is not taken from the environment")
+	expect("secrets", SecretsFromEnv(file), "GF_SECURITY_ADMIN_PASSWORD is not taken from the environment",
+		"mod-search: MINIFOLIO_DB puts ${FOLIO_DB_PASSWORD} into a URL")
 	expect("opensearch", OpenSearchForSearch(p), "is not opensearchproject/opensearch:2.x.y", "DISABLE_SECURITY_PLUGIN is not true",
 		"discovery.type is not single-node", "is not 127.0.0.1", "opensearch: no healthcheck",
 		"mod-search does not wait for opensearch", `FP_OPENSEARCH_URL "http://localhost:9200"`)
