@@ -23,14 +23,17 @@ import { readFileSync, readdirSync } from 'node:fs';
 import http from 'node:http';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { defaultsLookup } from '../lib/defaults.js';
+import { readRepoFile, setting } from './defaults.mjs';
 
 const repo = join(dirname(fileURLToPath(import.meta.url)), '..');
 const bin = join(repo, 'bin', 'minifolio');
 // Far from the stacks' own minifolio ports (9130 and up), shifted as they are.
-const base = Number(process.env.BENCH_EUREKA_PORT || 31130 + (Number(process.env.FP_MINIFOLIO_PORT || 9130) - 9130));
+const shift = Number(setting('FP_MINIFOLIO_PORT')) - Number(defaultsLookup({}, readRepoFile)('FP_MINIFOLIO_PORT'));
+const base = Number(process.env.BENCH_EUREKA_PORT || 31130 + shift);
 const okapiPort = base;
 const kongPort = base + 100;
-const kcURL = `http://127.0.0.1:${process.env.FP_KEYCLOAK_PORT || 58180}`;
+const kcURL = `http://127.0.0.1:${setting('FP_KEYCLOAK_PORT')}`;
 const rounds = Number(process.env.BENCH_EUREKA_ROUNDS || 7);
 const samples = Number(process.env.BENCH_EUREKA_SAMPLES || 100);
 const tenant = 'eureka_bench';
@@ -142,7 +145,7 @@ async function main() {
 }
 
 async function measure() {
-  const creds = JSON.stringify({ username: 'folio_admin', password });
+  const creds = JSON.stringify({ username: setting('FP_USER'), password });
   const lo = await send('POST', `http://127.0.0.1:${okapiPort}/authn/login`,
     { 'X-Okapi-Tenant': tenant, 'Content-Type': 'application/json' }, creds);
   const okapiToken = lo.headers['x-okapi-token'];
