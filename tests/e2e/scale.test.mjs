@@ -13,7 +13,7 @@ import assert from 'node:assert/strict';
 import { mkdtempSync, readFileSync, writeFileSync, mkdirSync, copyFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { basename, join } from 'node:path';
-import { repo, env, bin, influxQuery, run, runAsync, mdTable, waitFor, sql, childEnv, descendants, cmdline, startFolioPerf } from './helpers.mjs';
+import { repo, env, bin, influxQuery, run, runAsync, mdTable, waitFor, sql, descendants, cmdline, startFolioPerf } from './helpers.mjs';
 import { baseFiles, groups } from '../../tools/k8s-base.mjs';
 import { workflowNames, scriptPath } from '../../tools/workflows.mjs';
 import { influxWrite } from '../../dashboards/src/influx-query.mjs';
