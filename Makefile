@@ -27,7 +27,7 @@ TELEGRAF_TAGS := custom,inputs.procstat,inputs.postgresql,inputs.docker,inputs.c
 	processors.rename,processors.regex,processors.override,processors.converter,processors.starlark,$\
 	aggregators.basicstats,outputs.influxdb,outputs.health
 
-.PHONY: help deps run run-deps reset demo perf-gate test stack-up stack-down stack-status stack-clean telegraf clean FORCE
+.PHONY: help deps run run-deps run-builds reset demo perf-gate test stack-up stack-down stack-status stack-clean telegraf clean FORCE
 
 help: ## list the targets
 	@grep -hE '^[a-zA-Z0-9_-]+:.*## ' $(MAKEFILE_LIST) | sort | awk -F':.*## ' '{printf "  %-24s %s\n", $$1, $$2}'
@@ -68,8 +68,11 @@ stack-clean: ## stop the stack and delete its data (.stack/)
 
 # What a run needs beyond the stack, k6 and minifolio is the workflow's own (tools/workflows.mjs
 # needs: e.g. OpenSearch and the query files for mod-search); an unknown WORKFLOW stops here.
-# `folio-perf run` makes it; WORKFLOW comes from the environment, quoted, never pasted in.
-run-deps: stack-up k6 minifolio ## what a run needs built and running (folio-perf run calls it)
+# `folio-perf run` makes run-deps, or only run-builds when the stack is up already (so a checkout
+# sharing another's stack, e.g. perf-gate's base worktree, never starts or restarts its services);
+# WORKFLOW comes from the environment, quoted, never pasted in.
+run-deps: stack-up run-builds ## what a run needs built and running (folio-perf run calls it)
+run-builds: k6 minifolio ## what a run needs built: k6, minifolio and the workflow's needs
 	@needs=$$(node tools/workflows.mjs needs "$${WORKFLOW:-}") && { [ -z "$$needs" ] || $(MAKE) --no-print-directory $$needs; }
 
 # Aliases of the one program, folio-perf (tools/folio-perf.mjs): the settings reach it through the

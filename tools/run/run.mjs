@@ -15,6 +15,7 @@ import { join } from 'node:path';
 import { constants as osConstants } from 'node:os';
 import { ROOT, stackDefaults } from '../cli/stack-defaults.mjs';
 import { forwardSignals, runChild, signalsReceived } from './children.mjs';
+import { stackAnswers } from './stack-answers.mjs';
 import { runPlan } from './settings.mjs';
 import { runWorkflow, workflowNames } from './workflows.mjs';
 import { externalName } from './target.mjs';
@@ -77,8 +78,11 @@ export async function runCommand(userEnv, { tty = Boolean(process.stdout.isTTY) 
   const ctx = { env, plan, defaults, say, step, minifolio, minifolioUrl };
 
   try {
-    // The stack, k6, minifolio and what the workflow's run needs (WORKFLOW reaches make in env).
-    await step('make', ['--no-print-directory', '-C', ROOT, 'run-deps']);
+    // k6, minifolio and what the workflow's run needs (WORKFLOW reaches make in env), and the stack
+    // unless its services answer already: then it may be another checkout's (perf-gate's base
+    // worktree shares this one's), whose processes a stack-up from here would not recognise.
+    const up = await stackAnswers(defaults);
+    await step('make', ['--no-print-directory', '-C', ROOT, up ? 'run-builds' : 'run-deps']);
     mkdirSync(join(defaults.FP_STACK_DIR, 'logs'), { recursive: true });
     if (plan.external) {
       say(`==> target: ${externalName(env)} (FOLIO_URL/K6_ENV set): minifolio is not started, seeded or reset; if the run does not end cleanly, it lists the open loans its operator made (teardown checks in the run's own loans)`);
