@@ -15,7 +15,7 @@ import { mkdtempSync, readFileSync, writeFileSync, mkdirSync, copyFileSync } fro
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { repo, env, bin, influxQuery, run, runAsync, mdTable, waitFor, sql } from './helpers.mjs';
-import { baseFiles, groups } from '../../tools/k8s-base.mjs';
+import { baseFiles, baseGroups } from '../../tools/k8s-base.mjs';
 import { influxWrite } from '../../dashboards/src/influx-query.mjs';
 
 const tenant = 'fs09000000';
@@ -239,7 +239,7 @@ test('the cico TestRun as two runner pods: its file layout, args and settings ru
   // The pre-test state that make run restores (no open loan), so that what is open afterwards is the pods'.
   assert.equal(run(bin('minifolio'), ['reset'], { env: { MINIFOLIO_DB: env('FP_PG_DSN') } }).status, 0);
   const pod = join(tmp, 'pod');
-  for (const g of groups()) {
+  for (const g of await baseGroups()) {
     mkdirSync(join(pod, 'folio-perf', g.dir), { recursive: true });
     for (const f of g.files) copyFileSync(join(repo, g.dir, f), join(pod, 'folio-perf', g.dir, f));
   }
@@ -251,7 +251,7 @@ test('the cico TestRun as two runner pods: its file layout, args and settings ru
     data: 'db',
     release: 'minifolio',
   }));
-  const yaml = baseFiles()['testrun-cico.yaml'];
+  const yaml = (await baseFiles())['testrun-cico.yaml'];
   const script = /localFile: \/folio-perf\/(\S+)/.exec(yaml)[1];
   const block = yaml.slice(yaml.indexOf('\n  args:\n'), yaml.indexOf('\n  runner:\n'));
   const args = [...block.matchAll(/^ {4}- (.+)$/gm)].map((m) => m[1]);
