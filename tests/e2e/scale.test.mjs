@@ -12,10 +12,9 @@ import { test, before } from 'node:test';
 import assert from 'node:assert/strict';
 import { mkdtempSync, readFileSync, writeFileSync, mkdirSync, copyFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { basename, join } from 'node:path';
+import { join } from 'node:path';
 import { repo, env, bin, influxQuery, run, runAsync, mdTable, waitFor, sql, descendants, cmdline, startFolioPerf } from './helpers.mjs';
-import { baseFiles, groups } from '../../tools/k8s-base.mjs';
-import { workflowNames, scriptPath } from '../../tools/workflows.mjs';
+import { baseFiles, baseGroups } from '../../tools/k8s-base.mjs';
 import { influxWrite } from '../../dashboards/src/influx-query.mjs';
 
 const tenant = 'fs09000000';
@@ -256,9 +255,7 @@ test('the cico TestRun as two runner pods: its file layout, args and settings ru
   // The pre-test state that make run restores (no open loan), so that what is open afterwards is the pods'.
   assert.equal(run(bin('minifolio'), ['reset'], { env: { MINIFOLIO_DB: env('FP_PG_DSN') } }).status, 0);
   const pod = join(tmp, 'pod');
-  // The ConfigMaps' groups for the workflows' entry scripts, as tools/k8s-base.mjs builds them.
-  const scripts = await Promise.all(workflowNames().map(async (n) => basename(await scriptPath(n))));
-  for (const g of groups(scripts)) {
+  for (const g of await baseGroups()) {
     mkdirSync(join(pod, 'folio-perf', g.dir), { recursive: true });
     for (const f of g.files) copyFileSync(join(repo, g.dir, f), join(pod, 'folio-perf', g.dir, f));
   }
