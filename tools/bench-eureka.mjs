@@ -13,7 +13,7 @@
 // shows in time and in CPU per process, beside PTF's published figure.
 //
 // Environment: BENCH_EUREKA_PORT (Okapi's gateway; Eureka's kong is 100 above;
-// default 31130 shifted as FP_MINIFOLIO_PORT is from 9130), FP_KEYCLOAK_PORT, FP_KEYCLOAK_ADMIN_PASSWORD,
+// default FP_MINIFOLIO_PORT + 22000), FP_KEYCLOAK_PORT, FP_KEYCLOAK_ADMIN_PASSWORD,
 // MINIFOLIO_DB (the make target sets it), BENCH_EUREKA_ROUNDS (default 7),
 // BENCH_EUREKA_SAMPLES (default 100). The tenant eureka_bench and its realm
 // are created here and removed at the end.
@@ -23,14 +23,15 @@ import { readFileSync, readdirSync } from 'node:fs';
 import http from 'node:http';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { setting } from './defaults.mjs';
 
 const repo = join(dirname(fileURLToPath(import.meta.url)), '..');
 const bin = join(repo, 'bin', 'minifolio');
-// Far from the stacks' own minifolio ports (9130 and up), shifted as they are.
-const base = Number(process.env.BENCH_EUREKA_PORT || 31130 + (Number(process.env.FP_MINIFOLIO_PORT || 9130) - 9130));
+// Far from the stacks' own minifolio ports, shifted as they are.
+const base = Number(process.env.BENCH_EUREKA_PORT || Number(setting('FP_MINIFOLIO_PORT')) + 22000);
 const okapiPort = base;
 const kongPort = base + 100;
-const kcURL = `http://127.0.0.1:${process.env.FP_KEYCLOAK_PORT || 58180}`;
+const kcURL = `http://127.0.0.1:${setting('FP_KEYCLOAK_PORT')}`;
 const rounds = Number(process.env.BENCH_EUREKA_ROUNDS || 7);
 const samples = Number(process.env.BENCH_EUREKA_SAMPLES || 100);
 const tenant = 'eureka_bench';
@@ -122,7 +123,9 @@ async function main() {
     die(`Keycloak does not answer at ${kcURL}`, 'start the stack with it: make stack-up-eureka');
   }
   console.log(`==> bench-eureka: seeding ${tenant}; Okapi (fast) on ${okapiPort}, Eureka (sunflower) on ${kongPort}`);
-  mini(['seed', '--tenant', tenant, '--items', '200', '--users', '50', '--loans', '40', '--admin-password', password, '--quiet', '--force']);
+  // The password reaches minifolio through its environment, never its command line.
+  mini(['seed', '--tenant', tenant, '--admin-user', setting('FP_USER'), '--items', '200', '--users', '50', '--loans', '40',
+    '--quiet', '--force'], { MINIFOLIO_ADMIN_PASSWORD: password });
   const env = { FP_KEYCLOAK_URL: kcURL };
   try {
     mini(['up', '--profile', 'fast', '--port', String(okapiPort), '--run-dir', runDirs.okapi]);
@@ -142,7 +145,7 @@ async function main() {
 }
 
 async function measure() {
-  const creds = JSON.stringify({ username: 'folio_admin', password });
+  const creds = JSON.stringify({ username: setting('FP_USER'), password });
   const lo = await send('POST', `http://127.0.0.1:${okapiPort}/authn/login`,
     { 'X-Okapi-Tenant': tenant, 'Content-Type': 'application/json' }, creds);
   const okapiToken = lo.headers['x-okapi-token'];
