@@ -85,7 +85,7 @@ func TestUpEurekaWithCurl(t *testing.T) {
 		!strings.Contains(r.stderr, "profile sunflower runs on Eureka and needs Keycloak") || !strings.Contains(r.stderr, "Fix:") {
 		t.Fatalf("up sunflower without Keycloak: %+v", r)
 	}
-	if r := runBin(t, bin, env, "seed", "--tenant", tenant, "--items", "20", "--users", "5", "--admin-password", "eu-up-pw", "--quiet"); r.code != 0 {
+	if r := runBin(t, bin, append(env, "MINIFOLIO_ADMIN_PASSWORD=eu-up-pw"), "seed", "--tenant", tenant, "--items", "20", "--users", "5", "--quiet"); r.code != 0 {
 		t.Fatalf("seed: %+v", r)
 	}
 	base := freeEurekaBase(t)

@@ -111,7 +111,7 @@ func TestUpWithOpenSearch(t *testing.T) {
 	if st, _ := call("GET", "/search/instances?query=cql.allRecords%3D1", "", ""); st != 400 && st != 401 {
 		t.Fatalf("search without a token: %d", st)
 	}
-	if r := runBin(t, bin, env, "down", "--run-dir", runDir); r.code != 0 || !strings.Contains(r.stdout, "stopped 11 processes") {
+	if r := runBin(t, bin, env, "down", "--run-dir", runDir); r.code != 0 || !strings.Contains(r.stdout, "stopped 12 processes") {
 		t.Fatalf("down: %+v", r)
 	}
 }

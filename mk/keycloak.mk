@@ -35,7 +35,7 @@ stack-up-eureka: deps telegraf keycloak ## start the native stack with Keycloak 
 
 # The Eureka hop's cost per request against the Okapi path, in one run
 # (tools/bench-eureka.mjs): its own two minifolio deployments on BENCH_EUREKA_PORT
-# (default 31130, shifted like FP_MINIFOLIO_PORT; Eureka 100 above) and its own tenant eureka_bench,
+# (default FP_MINIFOLIO_PORT + 22000; Eureka 100 above) and its own tenant eureka_bench,
 # removed at the end; BENCH_EUREKA_ROUNDS, BENCH_EUREKA_SAMPLES.
 .PHONY: bench-eureka
 bench-eureka: stack-up-eureka $(CURDIR)/bin/minifolio ## Eureka (kong -> sidecar -> module) vs Okapi (gateway -> module) per request: latency, CPU per process, beside PTF's Kong-vs-sidecar figure

@@ -13,7 +13,7 @@
 // shows in time and in CPU per process, beside PTF's published figure.
 //
 // Environment: BENCH_EUREKA_PORT (Okapi's gateway; Eureka's kong is 100 above;
-// default 31130 shifted as FP_MINIFOLIO_PORT is from 9130), FP_KEYCLOAK_PORT, FP_KEYCLOAK_ADMIN_PASSWORD,
+// default FP_MINIFOLIO_PORT + 22000), FP_KEYCLOAK_PORT, FP_KEYCLOAK_ADMIN_PASSWORD,
 // MINIFOLIO_DB (the make target sets it), BENCH_EUREKA_ROUNDS (default 7),
 // BENCH_EUREKA_SAMPLES (default 100). The tenant eureka_bench and its realm
 // are created here and removed at the end.
@@ -23,14 +23,12 @@ import { readFileSync, readdirSync } from 'node:fs';
 import http from 'node:http';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { defaultsLookup } from '../lib/defaults.js';
-import { readRepoFile, setting } from './defaults.mjs';
+import { setting } from './defaults.mjs';
 
 const repo = join(dirname(fileURLToPath(import.meta.url)), '..');
 const bin = join(repo, 'bin', 'minifolio');
-// Far from the stacks' own minifolio ports (9130 and up), shifted as they are.
-const shift = Number(setting('FP_MINIFOLIO_PORT')) - Number(defaultsLookup({}, readRepoFile)('FP_MINIFOLIO_PORT'));
-const base = Number(process.env.BENCH_EUREKA_PORT || 31130 + shift);
+// Far from the stacks' own minifolio ports, shifted as they are.
+const base = Number(process.env.BENCH_EUREKA_PORT || Number(setting('FP_MINIFOLIO_PORT')) + 22000);
 const okapiPort = base;
 const kongPort = base + 100;
 const kcURL = `http://127.0.0.1:${setting('FP_KEYCLOAK_PORT')}`;
@@ -125,7 +123,9 @@ async function main() {
     die(`Keycloak does not answer at ${kcURL}`, 'start the stack with it: make stack-up-eureka');
   }
   console.log(`==> bench-eureka: seeding ${tenant}; Okapi (fast) on ${okapiPort}, Eureka (sunflower) on ${kongPort}`);
-  mini(['seed', '--tenant', tenant, '--items', '200', '--users', '50', '--loans', '40', '--admin-password', password, '--quiet', '--force']);
+  // The password reaches minifolio through its environment, never its command line.
+  mini(['seed', '--tenant', tenant, '--admin-user', setting('FP_USER'), '--items', '200', '--users', '50', '--loans', '40',
+    '--quiet', '--force'], { MINIFOLIO_ADMIN_PASSWORD: password });
   const env = { FP_KEYCLOAK_URL: kcURL };
   try {
     mini(['up', '--profile', 'fast', '--port', String(okapiPort), '--run-dir', runDirs.okapi]);

@@ -19,6 +19,7 @@ import { stackAnswers } from './stack-answers.mjs';
 import { runPlan } from './settings.mjs';
 import { runWorkflow, workflowNames } from './workflows.mjs';
 import { externalName } from './target.mjs';
+import { platformArgs } from './platform.mjs';
 import { logIn, targetConfig, TargetError } from './folio-session.mjs';
 import { dbSnapshot } from './db-snapshot.mjs';
 import { startProgress } from './progress.mjs';
@@ -92,6 +93,7 @@ export async function runCommand(userEnv, { tty = Boolean(process.stdout.isTTY) 
       await step(minifolio, ['down', '--run-dir', runDir], { stdio: ['ignore', 'ignore', 'inherit'] });
       say(`==> minifolio: starting with profile ${plan.minifolioProfile} on 127.0.0.1:${defaults.FP_MINIFOLIO_PORT}`);
       const upArgs = wf.minifolioArgs ? await wf.minifolioArgs(ctx) : [];
+      upArgs.push(...(await platformArgs(ctx)));
       await step(minifolio, ['up', '--run-dir', runDir, '--port', defaults.FP_MINIFOLIO_PORT, '--profile', plan.minifolioProfile, '--token-ttl', plan.tokenTtl, ...upArgs]);
       const s = plan.seed;
       say(`==> minifolio: seeding ${defaults.FP_TENANT} if empty (${s.args.join(' ')})`);

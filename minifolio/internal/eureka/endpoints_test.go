@@ -13,7 +13,7 @@ import (
 // The endpoints the Sunflower and Trillium UIs read after login, through
 // Kong and the sidecars, with the operator's cookie only (as the UI sends).
 func TestEurekaUIEndpoints(t *testing.T) {
-	p := newPlatform(t, "trillium", 0)
+	p := sharedPlatform(t, "trillium")
 	ctx := context.Background()
 	sp := storage.NewUUID()
 	insert := func(schema, table, id string, doc map[string]any) {
@@ -79,7 +79,7 @@ func TestEurekaUIEndpoints(t *testing.T) {
 // Sunflower has neither mod-settings' locale nor mod-users' user/settings:
 // Kong has no route for them.
 func TestSunflowerLacksTrilliumRoutes(t *testing.T) {
-	p := newPlatform(t, "sunflower", 0)
+	p := sharedPlatform(t, "sunflower")
 	access, _ := p.login()
 	for _, path := range []string{"/locale", "/user/settings"} {
 		r := do(t, "GET", p.kong+path, map[string]string{"X-Okapi-Tenant": p.tenant, "Cookie": "folioAccessToken=" + access}, "")

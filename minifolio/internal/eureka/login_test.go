@@ -28,7 +28,7 @@ const (
 func loginBody(user, pw string) string { return fmt.Sprintf(`{"username":%q,"password":%q}`, user, pw) }
 
 func TestLoginWithExpiryAnswersWithCookies(t *testing.T) {
-	p := newPlatform(t, "sunflower", 0)
+	p := sharedPlatform(t, "sunflower")
 	r := do(t, "POST", p.kong+"/authn/login-with-expiry", map[string]string{"X-Okapi-Tenant": p.tenant,
 		"Content-Type": "application/json"}, loginBody(p.operator.name, p.operator.password))
 	if r.statusLine != "HTTP/1.1 201 Created" || !expiryBody.MatchString(r.body) {
@@ -67,7 +67,7 @@ func TestLoginWithExpiryAnswersWithCookies(t *testing.T) {
 }
 
 func TestLegacyLoginBodyAndNoTokenHeader(t *testing.T) {
-	p := newPlatform(t, "sunflower", 0)
+	p := sharedPlatform(t, "sunflower")
 	r := do(t, "POST", p.kong+"/authn/login", map[string]string{"X-Okapi-Tenant": p.tenant,
 		"Content-Type": "application/json"}, loginBody(p.operator.name, p.operator.password))
 	if r.statusLine != "HTTP/1.1 201 Created" ||
@@ -85,7 +85,7 @@ func TestLegacyLoginBodyAndNoTokenHeader(t *testing.T) {
 }
 
 func TestWrongPasswordIs401WithoutCookies(t *testing.T) {
-	p := newPlatform(t, "sunflower", 0)
+	p := sharedPlatform(t, "sunflower")
 	p.login() // the account exists in Keycloak from now on
 	for _, body := range []string{loginBody(p.operator.name, "wrong"), loginBody("nobody_here", "x")} {
 		r := do(t, "POST", p.kong+"/authn/login-with-expiry", map[string]string{"X-Okapi-Tenant": p.tenant,
@@ -100,7 +100,7 @@ func TestWrongPasswordIs401WithoutCookies(t *testing.T) {
 }
 
 func TestRefreshRotatesAndRefusesReuse(t *testing.T) {
-	p := newPlatform(t, "sunflower", 0)
+	p := sharedPlatform(t, "sunflower")
 	_, refresh := p.login()
 	hdr := map[string]string{"X-Okapi-Tenant": p.tenant, "Cookie": "folioRefreshToken=" + refresh}
 	r := do(t, "POST", p.kong+"/authn/refresh", hdr, "")
@@ -126,7 +126,7 @@ func TestRefreshRotatesAndRefusesReuse(t *testing.T) {
 }
 
 func TestLogoutEmptiesCookies(t *testing.T) {
-	p := newPlatform(t, "sunflower", 0)
+	p := sharedPlatform(t, "sunflower")
 	access, refresh := p.login()
 	r := do(t, "POST", p.kong+"/authn/logout", map[string]string{"X-Okapi-Tenant": p.tenant,
 		"Cookie": "folioAccessToken=" + access + "; folioRefreshToken=" + refresh}, "")
