@@ -10,9 +10,9 @@ import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { createServer } from 'node:http';
 import { spawn } from 'node:child_process';
-import { readdirSync, readFileSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { repo, env, bin, childEnv, run } from './helpers.mjs';
+import { repo, env, bin, childEnv, run, descendants } from './helpers.mjs';
 
 const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
 let sentinel;
@@ -53,13 +53,13 @@ const USERS = ['FOLIO_URL', 'FOLIO_PASSWORD', 'FOLIO_TENANT', 'FOLIO_USER', 'FOL
 const CLIENTS = new Set(['node', 'k6', 'minifolio', 'curl', 'psql', 'pg_isready', 'influx', 'telegraf']);
 
 // Every process of the process group pgid, with its environment as it was started.
-function group(pgid) {
+// Every process the entry point started, by parent (folio-perf runs its children, k6 among them,
+// in process groups of their own, so the group of the entry point alone would miss them).
+function group(root) {
   const out = [];
-  for (const d of readdirSync('/proc')) {
-    if (!/^\d+$/.test(d)) continue;
+  for (const d of [root, ...descendants(root)]) {
     try {
       const stat = readFileSync(`/proc/${d}/stat`, 'utf8');
-      if (Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[2]) !== pgid) continue;
       const environ = Object.fromEntries(readFileSync(`/proc/${d}/environ`, 'utf8').split('\0').filter(Boolean)
         .map((kv) => [kv.slice(0, kv.indexOf('=')), kv.slice(kv.indexOf('=') + 1)]));
       const comm = stat.slice(stat.indexOf('(') + 1, stat.lastIndexOf(')'));

@@ -6,9 +6,14 @@
 // forwarded one as well would skip its teardown. SIGINT and SIGTERM go on as they came; SIGHUP (the
 // terminal went away) goes on as SIGTERM, so k6 still checks in what it checked out. folio-perf
 // itself does not die of these signals: it waits for its children, then finishes (nothing it
-// started outlives it).
+// started outlives it). And should folio-perf itself be killed (SIGKILL, which no process can
+// catch), each child gets SIGTERM from the kernel (util-linux's setpriv --pdeathsig), so k6 still
+// stops the load and checks in rather than running on, orphaned, to the end of its plan.
 import { spawn } from 'node:child_process';
+import { existsSync } from 'node:fs';
 import { constants } from 'node:os';
+
+const SETPRIV = ['/usr/bin/setpriv', '/bin/setpriv'].find((p) => existsSync(p));
 
 const live = new Set();
 const received = [];
@@ -54,7 +59,8 @@ export function exitCode(code, signal) {
  */
 export function runChild(cmd, args, { env = process.env, cwd, capture = false, stdio, onStart } = {}) {
   return new Promise((resolve) => {
-    const child = spawn(cmd, args, { env, cwd, detached: true, stdio: stdio || (capture ? ['ignore', 'pipe', 'pipe'] : 'inherit') });
+    const [file, argv] = SETPRIV ? [SETPRIV, ['--pdeathsig', 'TERM', '--', cmd, ...args]] : [cmd, args];
+    const child = spawn(file, argv, { env, cwd, detached: true, stdio: stdio || (capture ? ['ignore', 'pipe', 'pipe'] : 'inherit') });
     let stdout = '';
     let stderr = '';
     if (child.stdout) child.stdout.on('data', (d) => (stdout += d));
