@@ -201,9 +201,12 @@ func (g *gen) day(d int) string {
 
 // pastLoan k of the history: its patron, its item and how many days before
 // the seed's epoch it was due and returned; the events and the closed loans
-// share it.
+// share it. The patrons take turns (k mod patrons), so one patron's events
+// lie scattered over the table as years of everyone's loans leave them, not
+// side by side in a few pages: reading a long history costs the page reads
+// it costs on a production database.
 func (g *gen) pastLoan(k int) (user, item, dueDay int) {
-	u, j := k/g.o.EventsPerUser, k%g.o.EventsPerUser
+	u, j := k%g.eventUsers, k/g.eventUsers
 	_, _, it := g.o.inventory()
 	if it > 0 {
 		item = int(uint64(k) * 2654435761 % uint64(it)) // scattered over the collection
