@@ -1,12 +1,12 @@
 // The missing-index profile at scale, by its mechanism, on a small tenant: what makes the unindexed
 // loan lookup the top statement of a PTF-size database (a loan table holding years of closed loans,
 // scanned whole by every lookup by patron) shows already with 20,000 closed loans. The tenant is
-// seeded with a patron history kept as closed loans (`minifolio seed --history-loans`, what the 1m
-// and ptf scales seed), a short CICO run under missing-index follows, then its report. Checked
+// seeded with closed loans of the past (`minifolio seed --closed-loans`, as the 1m and ptf scales
+// seed them), a short CICO run under missing-index follows, then its report. Checked
 // within the run, never against a time: the lookup by patron (userId, the index the profile drops)
 // is the report's first statement by total time and costs at least ten times the same lookup by
 // item (itemId, indexed) per call; PostgreSQL plans it as a scan of the whole loan table; reset
-// kept the history. The figures at a million instances are in docs/scale.md (a benchmark).
+// kept the closed loans. The figures at a million instances are in docs/scale.md (a benchmark).
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync, rmSync } from 'node:fs';
@@ -16,7 +16,7 @@ import { repo, env, bin, run, mdTable, sql, folioPerf as cli } from './helpers.m
 const tenant = 'fs09000000';
 const testid = `e2e-scale-mech-${Date.now()}`;
 const dir = join(repo, 'results', testid);
-const HISTORY = { patrons: 50, perPatron: 400 }; // 20,000 closed loans
+const CLOSED_LOANS = 20000;
 let md;
 let statements;
 
@@ -24,7 +24,7 @@ const minifolio = (args) => run(bin('minifolio'), args, { env: { MINIFOLIO_DB: e
 
 before(() => {
   const seed = minifolio(['seed', '--force', '--quiet', '--tenant', tenant, '--items', '3000', '--users', '100', '--loans', '100',
-    '--events-per-user', String(HISTORY.perPatron), '--event-users', String(HISTORY.patrons), '--history-loans']);
+    '--closed-loans', String(CLOSED_LOANS)]);
   assert.equal(seed.status, 0, seed.stdout + seed.stderr);
   const r = run(process.execPath, [join(repo, 'tools', 'folio-perf.mjs'), 'run'], {
     env: { PROFILE: 'smoke', VUS: '2', DURATION: '30s', MINIFOLIO_PROFILE: 'missing-index', TESTID: testid },
@@ -43,7 +43,7 @@ before(() => {
   }).filter((s) => s.calls > 0);
 });
 
-// The other suites seed their own, smaller tenant: this one, with its history, goes.
+// The other suites seed their own, smaller tenant: this one, with its closed loans, goes.
 after(() => {
   minifolio(['drop', '--tenant', tenant]);
   rmSync(dir, { recursive: true, force: true });
@@ -54,10 +54,10 @@ after(() => {
 const loanLookup = (op) => new RegExp(`^SELECT jsonb FROM ${tenant}_mod_circulation_storage\\.loan WHERE \\(lower\\(public\\.f_unaccent\\(jsonb->>\\$\\d+\\)\\) = ` +
   `lower\\(public\\.f_unaccent\\(\\$\\d+\\)\\) AND lower\\(public\\.f_unaccent\\(jsonb->\\$\\d+->>\\$\\d+\\)\\) ${op} `);
 
-test('reset kept the seeded history: the loan table holds its 20,000 closed loans', () => {
+test('reset kept the seeded past: the loan table holds its 20,000 closed loans', () => {
   const n = Number(sql(`SELECT count(*) FROM ${tenant}_mod_circulation_storage.loan WHERE jsonb->'status'->>'name' = 'Closed'
     AND jsonb->'metadata'->>'createdByUserId' <> (SELECT id::text FROM ${tenant}_mod_users.users WHERE jsonb->>'username' = 'folio_admin')`));
-  assert.ok(n >= HISTORY.patrons * HISTORY.perPatron, `${n} closed loans`);
+  assert.ok(n >= CLOSED_LOANS, `${n} closed loans`);
 });
 
 test('the unindexed lookup by patron is the first statement by total time, at least 10x the indexed lookup by item per call', () => {
