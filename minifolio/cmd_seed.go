@@ -29,7 +29,7 @@ func cmdSeed(args []string, out io.Writer) error {
 	loans := fs.Int("loans", 0, "open loans on the first N items (items \"Checked out\")")
 	events := fs.Int("events-per-user", 0, "past loans per user: check-out/check-in event pairs (patron-block history)")
 	eventUsers := fs.Int("event-users", 0, "how many users get that history (default: all)")
-	historyLoans := fs.Bool("history-loans", false, "store each past loan as a closed loan too, as a production FOLIO keeps them (reset keeps them)")
+	closedLoans := fs.Int("closed-loans", 0, "closed loans of the past, spread over every patron and item, as a production FOLIO keeps them (reset keeps them)")
 	authorities := fs.Int("authorities", 0, "MARC authority records (personal, corporate, topical, geographic headings with see-from references)")
 	diskFree := fs.String("disk-free", "", "free space to assume on the database's disk instead of measuring it, e.g. 40GB (a database on another filesystem)")
 	copyDir := fs.String("copy-dir", "", "write each bulk table's COPY stream (PostgreSQL binary format) into this directory instead of seeding (make bench-minifolio-seed's floor)")
@@ -53,7 +53,7 @@ func cmdSeed(args []string, out io.Writer) error {
 		pw = "admin" // documented local-only default, as FOLIO's own dev setups
 	}
 	o := seed.Options{Tenant: *tenant, AdminUser: *admin, AdminPassword: pw, Items: *items, Holdings: *holdings, Instances: *instances,
-		Users: *users, Loans: *loans, EventsPerUser: *events, EventUsers: *eventUsers, HistoryLoans: *historyLoans,
+		Users: *users, Loans: *loans, EventsPerUser: *events, EventUsers: *eventUsers, ClosedLoans: *closedLoans,
 		Authorities: *authorities, TextSeed: *textSeed, Force: *force, CopyDir: *copyDir}
 	if *scale != "" {
 		p, err := seed.Preset(*scale)
@@ -119,12 +119,8 @@ func cmdSeed(args []string, out io.Writer) error {
 			o.Items, o.Holdings, o.Instances, o.Users, o.Authorities, o.CopyDir, res.Took.Round(1e7))
 		return nil
 	}
-	history := ""
-	if m.HistoryLoans {
-		history = " (kept as closed loans)"
-	}
-	fmt.Fprintf(out, "seeded tenant %s: %d items (%d holdings, %d instances), %d authorities, %d users, %d open loans, %d past loans per user for %d users%s in %s\n",
-		*tenant, m.Items, m.Holdings, m.Instances, m.Authorities, m.Users, m.Loans, m.EventsPerUser, m.EventUsers, history, res.Took.Round(1e7))
+	fmt.Fprintf(out, "seeded tenant %s: %d items (%d holdings, %d instances), %d authorities, %d users, %d open loans, %d closed loans, %d past loans per user for %d users in %s\n",
+		*tenant, m.Items, m.Holdings, m.Instances, m.Authorities, m.Users, m.Loans, m.ClosedLoans, m.EventsPerUser, m.EventUsers, res.Took.Round(1e7))
 	if !*quiet {
 		fmt.Fprintf(out, "  operator %s (password from --admin-password / MINIFOLIO_ADMIN_PASSWORD, default \"admin\": local only)\n", *admin)
 		if m.Items > 0 {

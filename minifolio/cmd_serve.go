@@ -16,6 +16,7 @@ import (
 	"os/signal"
 	"runtime"
 	"runtime/debug"
+	"strconv"
 	"strings"
 	"syscall"
 	"time"
@@ -113,7 +114,9 @@ func cmdServe(args []string, _ io.Writer) error {
 		Keycloak: kc, TokenTTL: *ttl, SameSite: os.Getenv("LOGIN_COOKIE_SAMESITE"),
 		TokenHeader: os.Getenv("X_OKAPI_TOKEN_HEADER_ENABLED") == "true",
 		// The benchmark's floor route (make bench-search), off unless asked for.
-		SearchPassthrough: os.Getenv("MINIFOLIO_SEARCH_PASSTHROUGH") == "1"})
+		SearchPassthrough: os.Getenv("MINIFOLIO_SEARCH_PASSTHROUGH") == "1",
+		// OpenSearch's primary shards per index (docs/scale.md), default 1.
+		SearchShards: atoiOr(os.Getenv("MINIFOLIO_SEARCH_SHARDS"), 1)})
 	if err != nil {
 		slog.Error("module stopped", "module", m.Name, "err", err)
 	}
@@ -294,4 +297,12 @@ func serveSidecar(ctx context.Context, dsn, module string, port int, p *profile.
 		ModuleURL: fmt.Sprintf("http://127.0.0.1:%d", base+m.Offset), SelfURL: fmt.Sprintf("http://127.0.0.1:%d", port),
 		SidecarURL: sidecarURL(base), KC: kc, Verifier: &eureka.Verifier{KC: kc}, DB: pool,
 		GetBodyRefused: p.AtLeast("folio-module-sidecar", 4, 0, 0)}))
+}
+
+// atoiOr is s as a positive number, else dflt.
+func atoiOr(s string, dflt int) int {
+	if n, err := strconv.Atoi(s); err == nil && n > 0 {
+		return n
+	}
+	return dflt
 }

@@ -30,6 +30,10 @@ bench-report: ## time folio-perf report on a 30-minute 20-user CICO run's worth 
 test-e2e-report-mechanisms: $(BIN)/k6 $(BIN)/minifolio ## short CICO runs under missing-index, leak and juniper-patron-blocks: the database and longevity sections against the logs and InfluxDB, each profile's mechanism in the report
 	@node --test --test-reporter=spec --test-concurrency=1 tests/e2e/report-mechanisms.test.mjs
 
+.PHONY: test-e2e-scale-mechanisms
+test-e2e-scale-mechanisms: $(BIN)/k6 $(BIN)/minifolio ## missing-index on a tenant with 20,000 closed loans: the unindexed lookup by patron first by total time, >= 10x the indexed one per call, a scan of the whole loan table
+	@node --test --test-reporter=spec --test-concurrency=1 tests/e2e/scale-mechanisms.test.mjs
+
 # Benchmark, not part of `make test` (about 30 minutes): the leak verdict on longevity-length runs.
 .PHONY: bench-leak
 bench-leak: $(BIN)/k6 $(BIN)/minifolio ## two 13-minute constant-load CICO runs (minifolio fast, then leak) and each module's RSS growth and leak verdict from their reports

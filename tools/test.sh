@@ -22,12 +22,13 @@ unit_suites=(test-unit-repo test-unit-cli test-unit-stack test-unit-k6 test-unit
 # the mod-search workflow (minifolio's mod-search on the stack's OpenSearch) and
 # leaves its testid in last-search-testid, as test-e2e-cico leaves last-cico-testid. test-e2e-report, test-e2e-report-mechanisms (under
 # missing-index, leak and juniper-patron-blocks) and test-e2e-report-search make their own short runs
-# and check the report's cells against InfluxDB. test-e2e-contract validates every answer of the CICO
+# and check the report's cells against InfluxDB; test-e2e-scale-mechanisms runs missing-index on a
+# tenant with a closed-loan history and drops that tenant after. test-e2e-contract validates every answer of the CICO
 # sequence against the JSON schema the answering FOLIO module publishes (minifolio/contract/).
 # test-e2e-scale runs 1, 2 and 4 local runners (RUNNERS=N) and checks the verdict over all of them.
 # test-e2e-gate makes four short runs: a baseline of two on fast, candidates on
 # fast-checkout-plus50 (exit 99) and fast (exit 0).
-e2e_suites=(test-e2e-stack test-e2e-sql test-unit-minifolio test-e2e-contract test-e2e-telegraf-configs test-e2e-cico test-e2e-run-cli test-e2e-report test-e2e-report-mechanisms test-e2e-search test-e2e-report-search test-e2e-dashboards test-e2e-influx-loss test-e2e-db-password test-e2e-scale test-e2e-gate test-e2e-local-only test-e2e-influx-lp test-e2e-jmeter)
+e2e_suites=(test-e2e-stack test-e2e-sql test-unit-minifolio test-e2e-contract test-e2e-telegraf-configs test-e2e-cico test-e2e-run-cli test-e2e-report test-e2e-report-mechanisms test-e2e-scale-mechanisms test-e2e-search test-e2e-report-search test-e2e-dashboards test-e2e-influx-loss test-e2e-db-password test-e2e-scale test-e2e-gate test-e2e-local-only test-e2e-influx-lp test-e2e-jmeter)
 
 passed=0 failed=0 failed_names=()
 run_suite() { # NAME COMMAND...

@@ -39,6 +39,9 @@ type Config struct {
 	// make bench-search (see passthrough in search.go). Never on by default:
 	// it lets any logged-in caller send any request to OpenSearch.
 	SearchPassthrough bool
+	// SearchShards: primary shards of each index mod-search creates (0: one,
+	// enough up to millions of instances on one node; docs/scale.md).
+	SearchShards int
 	// Keycloak is the Eureka profiles' token issuer (mod-login-keycloak only);
 	// without it mod-login-keycloak answers every login with its 400.
 	Keycloak *eureka.Keycloak
@@ -174,6 +177,7 @@ func Handler(cfg Config, pool *pgxpool.Pool, prof *profile.Profile) (http.Handle
 			break
 		}
 		ms := newModSearch(context.Background(), cfg.OpenSearchURL, pool, cfg.SearchTimeout)
+		ms.ix.Shards = cfg.SearchShards
 		// mod-search 4.0 (Ramsons) replaced the instance reindex of the
 		// legacy endpoint by instance-records/reindex/full.
 		ms.v4 = prof.AtLeast("mod-search", 4, 0, 0)

@@ -46,9 +46,9 @@ func (o Options) historyUsers() int {
 // parent getting at least one: holdings onto instances, items onto holdings.
 func spread(i, n, m int) int { return int(int64(i) * int64(m) / int64(n)) }
 
-// historyUser is the migration account that "made" the history's closed
-// loans (as a real FOLIO's migrated loans carry a system user): reset keeps
-// the loans it made and deletes every other.
+// historyUser is the migration account that "made" the closed loans (as a
+// real FOLIO's migrated loans carry a system user): reset keeps the loans it
+// made and deletes every other.
 func (g *gen) historyUser() string { return HistoryUserID(g.t) }
 
 // HistoryUserID is the createdByUserId of a tenant's seeded closed loans.
@@ -130,14 +130,9 @@ func (g *gen) itemBulk() bulk {
 	}}
 }
 
-// loanBulk: the open loans, then (HistoryLoans) the closed loan of each
-// past loan of the history, with the ids the history's events point at.
+// loanBulk: the open loans, then the closed ones.
 func (g *gen) loanBulk() bulk {
-	n := g.o.Loans
-	if g.o.HistoryLoans {
-		n += g.eventUsers * g.o.EventsPerUser
-	}
-	return bulk{loanT, n, func(i int, b []byte) ([16]byte, []byte) {
+	return bulk{loanT, g.o.Loans + g.o.ClosedLoans, func(i int, b []byte) ([16]byte, []byte) {
 		if i < g.o.Loans {
 			return g.openLoan(i, b)
 		}
@@ -199,21 +194,25 @@ func (g *gen) day(d int) string {
 	return seedEpoch.AddDate(0, 0, -d).Format(dateLayout)
 }
 
-// pastLoan k of the history: its patron, its item and how many days before
-// the seed's epoch it was due and returned; the events and the closed loans
-// share it.
-func (g *gen) pastLoan(k int) (user, item, dueDay int) {
-	u, j := k/g.o.EventsPerUser, k%g.o.EventsPerUser
-	_, _, it := g.o.inventory()
-	if it > 0 {
-		item = int(uint64(k) * 2654435761 % uint64(it)) // scattered over the collection
-	}
-	return u, item, j + 1
+// pastLoan k of the patron-block history: its patron and how many days
+// before the seed's epoch it was due and returned. The patrons take turns
+// (k mod patrons), so one patron's events lie scattered over the tables as
+// years of everyone's loans leave them, not side by side in a few pages:
+// reading a long history costs the page reads it costs on a production
+// database.
+func (g *gen) pastLoan(k int) (user, dueDay int) {
+	return k % g.eventUsers, k/g.eventUsers + 1
 }
 
+// closedLoan k of the tenant's past: a patron and an item drawn (by a
+// multiplicative hash) from all of them, returned on one of the last 1,000
+// days.
 func (g *gen) closedLoan(k int, b []byte) ([16]byte, []byte) {
-	u, item, dueDay := g.pastLoan(k)
-	id := ID(g.t, "history-loan", k)
+	_, _, it := g.o.inventory()
+	u := int(uint64(k) * 2654435761 % uint64(g.o.Users))
+	item := int(uint64(k) * 40503 % uint64(it))
+	dueDay := 1 + k%1000
+	id := ID(g.t, "closed-loan", k)
 	loanDate, due := g.day(dueDay+21), g.day(dueDay)
 	b = appendUUID(append(b, `{"id":"`...), id)
 	b = appendID(append(b, `","userId":"`...), g.t, "user", u)
@@ -245,7 +244,7 @@ func (g *gen) eventBulk(in bool) bulk {
 		kind, tb = "event-in", checkedInT
 	}
 	return bulk{tb, g.eventUsers * g.o.EventsPerUser, func(k int, b []byte) ([16]byte, []byte) {
-		u, _, dueDay := g.pastLoan(k)
+		u, dueDay := g.pastLoan(k)
 		id := ID(t, kind, k)
 		b = appendUUID(append(b, `{"id":"`...), id)
 		b = appendID(append(b, `","userId":"`...), t, "user", u)

@@ -17,10 +17,10 @@ const (
 	bytesPerInstance  = 1_400
 	bytesPerHoldings  = 660
 	bytesPerItem      = 1_020
-	bytesPerUser      = 1_100
-	bytesPerLoan      = 900 // open loans and the history's closed ones
-	bytesPerEvent     = 260 // each of a past loan's two patron-block events
-	bytesPerAuthority = 1_300
+	bytesPerUser      = 950
+	bytesPerLoan      = 1_500 // open and closed loans
+	bytesPerEvent     = 300   // each of a past loan's two patron-block events
+	bytesPerAuthority = 480
 	// diskMargin on top of the rows: reference data, free space in the last
 	// pages, statistics.
 	diskMargin = 1.10
@@ -35,10 +35,7 @@ const (
 func (o Options) Estimate() int64 {
 	in, ho, it := o.inventory()
 	events := int64(o.historyUsers()) * int64(o.EventsPerUser)
-	loans := int64(o.Loans)
-	if o.HistoryLoans {
-		loans += events
-	}
+	loans := int64(o.Loans) + int64(o.ClosedLoans)
 	rows := int64(in)*bytesPerInstance + int64(ho)*bytesPerHoldings + int64(it)*bytesPerItem +
 		int64(o.Users)*bytesPerUser + loans*bytesPerLoan + 2*events*bytesPerEvent + int64(o.Authorities)*bytesPerAuthority
 	return int64(float64(rows)*diskMargin) + diskReserve

@@ -104,7 +104,10 @@ func (g *gen) load(ctx context.Context, pool *pgxpool.Pool) error {
 	inTx := func(f func(pgx.Tx) error) func() error {
 		return func() error {
 			return pgx.BeginFunc(ctx, pool, func(tx pgx.Tx) error {
-				for _, s := range []string{"SET LOCAL maintenance_work_mem = '512MB'", "SET LOCAL synchronous_commit = off"} {
+				// Three builds at a time already keep the cores busy: parallel
+				// workers per build would only add their merge on top.
+				for _, s := range []string{"SET LOCAL maintenance_work_mem = '512MB'", "SET LOCAL synchronous_commit = off",
+					"SET LOCAL max_parallel_maintenance_workers = 0"} {
 					if _, err := tx.Exec(ctx, s); err != nil {
 						return err
 					}

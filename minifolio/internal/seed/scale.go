@@ -25,9 +25,9 @@ type Scale struct {
 	Items         int
 	Users         int
 	Loans         int // open loans (PTF's pre-test loans; reset truncates them)
-	EventUsers    int // patrons with a past-loan history
+	ClosedLoans   int // loans of the past, spread over every patron and item (reset keeps them)
+	EventUsers    int // patrons with a patron-block history: the first ones, whom a run takes
 	EventsPerUser int // past loans per such patron (mod-patron-blocks' events)
-	HistoryLoans  bool
 	Authorities   int
 	Why           string // what the sizes are chosen for
 }
@@ -40,8 +40,11 @@ func scaled(n int) (instances, holdings, items int) {
 // ratio is n*num/den rounded to the nearest integer.
 func ratio(n, num, den int) int { return (n*num + den/2) / den }
 
-// History of the presets' patrons: 10,000 past loans each, the
-// juniper-patron-blocks profile's LIMIT (its cost stops growing there).
+// Patron-block history of the presets' first patrons (a run's patrons are
+// the first by barcode): 10,000 past loans each, the juniper-patron-blocks
+// profile's LIMIT (its cost stops growing there). PTF's patrons had such
+// histories: its restore SQL keeps the events while it truncates the loans,
+// so every run added to them.
 const historyPerPatron = 10_000
 
 var presets = func() map[string]Scale {
@@ -62,9 +65,10 @@ var presets = func() map[string]Scale {
 		in, ho, it := scaled(p.instances)
 		m[p.name] = Scale{Name: p.name, Instances: in, Holdings: ho, Items: it,
 			// the demo's proportions: a patron per 10 items, 2.5 % of the
-			// items on loan, an authority per 10 instances
-			Users: it / 10, Loans: it / 40, Authorities: in / 10,
-			EventUsers: p.patrons, EventsPerUser: historyPerPatron, HistoryLoans: true, Why: p.why}
+			// items on loan, an authority per 10 instances; and a closed
+			// loan per four items of the past
+			Users: it / 10, Loans: it / 40, ClosedLoans: it / 4, Authorities: in / 10,
+			EventUsers: p.patrons, EventsPerUser: historyPerPatron, Why: p.why}
 	}
 	return m
 }()
@@ -101,10 +105,8 @@ func (s Scale) Apply(o *Options, keep map[string]bool) {
 	set("items", &o.Items, s.Items)
 	set("users", &o.Users, s.Users)
 	set("loans", &o.Loans, s.Loans)
+	set("closed-loans", &o.ClosedLoans, s.ClosedLoans)
 	set("event-users", &o.EventUsers, s.EventUsers)
 	set("events-per-user", &o.EventsPerUser, s.EventsPerUser)
 	set("authorities", &o.Authorities, s.Authorities)
-	if !keep["history-loans"] {
-		o.HistoryLoans = s.HistoryLoans
-	}
 }

@@ -37,11 +37,11 @@ type Options struct {
 	Loans         int    // open loans on the first Loans items, items "Checked out"
 	EventsPerUser int    // past loans per patron: item_checked_out/in event pairs (patron-block history)
 	EventUsers    int    // how many users get that history (0: all)
-	// HistoryLoans also stores each past loan as a closed loan, as a
-	// production FOLIO keeps them (reset keeps them too).
-	HistoryLoans bool
-	Authorities  int    // MARC authority records (mod-search's authority index)
-	Scale        string // the preset the sizes came from, if any (recorded in the marker)
+	// ClosedLoans are loans of the past, spread over every patron and item,
+	// as a production FOLIO keeps them (reset keeps them too).
+	ClosedLoans int
+	Authorities int    // MARC authority records (mod-search's authority index)
+	Scale       string // the preset the sizes came from, if any (recorded in the marker)
 	// DiskFree, when > 0, is the free space to assume on the database's disk
 	// instead of measuring it (a database on another filesystem; tests).
 	DiskFree int64
@@ -73,7 +73,7 @@ type Marker struct {
 	Loans         int    `json:"loans"`
 	EventsPerUser int    `json:"eventsPerUser"`
 	EventUsers    int    `json:"eventUsers"`
-	HistoryLoans  bool   `json:"historyLoans,omitempty"`
+	ClosedLoans   int    `json:"closedLoans,omitempty"`
 	Authorities   int    `json:"authorities"`
 	TextSeed      int64  `json:"textSeed"`
 	AdminUser     string `json:"adminUser"`
@@ -88,8 +88,10 @@ func (o Options) Validate() error {
 		return fmt.Errorf("invalid --tenant %q: letters, digits and _, starting with a letter, at most 31", o.Tenant)
 	case o.AdminUser == "" || o.AdminPassword == "":
 		return errors.New("the operator needs --admin-user and --admin-password (or MINIFOLIO_ADMIN_PASSWORD)")
-	case o.Items < 0 || o.Holdings < 0 || o.Instances < 0 || o.Users < 0 || o.Loans < 0 || o.EventsPerUser < 0 || o.EventUsers < 0 || o.Authorities < 0:
-		return errors.New("--items, --holdings, --instances, --users, --loans, --events-per-user and --authorities must not be negative")
+	case o.Items < 0 || o.Holdings < 0 || o.Instances < 0 || o.Users < 0 || o.Loans < 0 || o.ClosedLoans < 0 || o.EventsPerUser < 0 || o.EventUsers < 0 || o.Authorities < 0:
+		return errors.New("--items, --holdings, --instances, --users, --loans, --closed-loans, --events-per-user and --authorities must not be negative")
+	case o.ClosedLoans > 0 && (o.Users == 0 || it == 0):
+		return errors.New("--closed-loans needs users and items (--users, --items)")
 	case ho > it:
 		return fmt.Errorf("--holdings %d is more than --items %d: every holdings record needs an item", ho, it)
 	case in > ho:
@@ -191,7 +193,7 @@ func Run(ctx context.Context, pool *pgxpool.Pool, o Options) (Result, error) {
 	}
 	in, ho, _ := o.inventory()
 	m = Marker{Scale: o.Scale, Instances: in, Holdings: ho, Items: o.Items, Users: o.Users, Loans: o.Loans, EventsPerUser: o.EventsPerUser,
-		EventUsers: g.eventUsers, HistoryLoans: o.HistoryLoans && g.eventUsers > 0, Authorities: o.Authorities, TextSeed: o.TextSeed, AdminUser: o.AdminUser, At: time.Now().UTC().Format(time.RFC3339)}
+		EventUsers: g.eventUsers, ClosedLoans: o.ClosedLoans, Authorities: o.Authorities, TextSeed: o.TextSeed, AdminUser: o.AdminUser, At: time.Now().UTC().Format(time.RFC3339)}
 	mb, _ := json.Marshal(m)
 	_, err = pool.Exec(ctx, `INSERT INTO okapi.tenants (id, jsonb) VALUES ($1, jsonb_build_object('id', $1::text, 'name', $1::text, 'seeded', $2::jsonb))
 		ON CONFLICT (id) DO UPDATE SET jsonb = EXCLUDED.jsonb`, o.Tenant, mb)
@@ -266,10 +268,10 @@ func Reset(ctx context.Context, pool *pgxpool.Pool, tenant string, o ResetOption
 	}
 	loans := loanT.QualifiedName(tenant)
 	// The loans reset removes: all of them, as PTF's SQL, except the
-	// seeded history of closed loans (HistoryLoans), which stays as a
-	// production FOLIO's old loans would.
+	// seeded closed loans (ClosedLoans), which stay as a production
+	// FOLIO's old loans would.
 	runLoans := "true"
-	if m.HistoryLoans {
+	if m.ClosedLoans > 0 {
 		runLoans = "l.jsonb->'metadata'->>'createdByUserId' IS DISTINCT FROM '" + HistoryUserID(tenant) + "'"
 	}
 	err = pgx.BeginFunc(ctx, pool, func(tx pgx.Tx) error {
@@ -288,7 +290,7 @@ func Reset(ctx context.Context, pool *pgxpool.Pool, tenant string, o ResetOption
 		}
 		var names []string
 		for _, t := range ResetTruncates {
-			if m.HistoryLoans && t == [2]string{loanT.Schema, loanT.Name} {
+			if m.ClosedLoans > 0 && t == [2]string{loanT.Schema, loanT.Name} {
 				if _, err := tx.Exec(ctx, "DELETE FROM "+loans+" l WHERE "+runLoans); err != nil {
 					return err
 				}

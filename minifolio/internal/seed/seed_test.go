@@ -185,15 +185,15 @@ func TestSeedRefusesBadFlagsAndForeignTenants(t *testing.T) {
 }
 
 // A preset-shaped seed: instances, holdings and items in the report's
-// proportions, and a patron history kept as closed loans, which reset
-// keeps while it removes the run's loans and their events.
-func TestSeedProportionsAndHistoryLoans(t *testing.T) {
+// proportions, and closed loans of the past, which reset keeps while it
+// removes the run's loans and their events.
+func TestSeedProportionsAndClosedLoans(t *testing.T) {
 	pool := storagetest.Pool(t)
 	ctx := context.Background()
 	tenant := storagetest.TenantName("seedhist")
 	t.Cleanup(func() { _ = storage.DropTenant(context.Background(), pool, tenant) })
 	o := seed.Options{Tenant: tenant, AdminUser: "folio_admin", AdminPassword: "admin",
-		Instances: 73, Holdings: 78, Items: 89, Users: 20, Loans: 4, EventsPerUser: 6, EventUsers: 3, HistoryLoans: true}
+		Instances: 73, Holdings: 78, Items: 89, Users: 20, Loans: 4, ClosedLoans: 30, EventsPerUser: 6, EventUsers: 3}
 	if _, err := seed.Run(ctx, pool, o); err != nil {
 		t.Fatal(err)
 	}
@@ -207,10 +207,12 @@ func TestSeedProportionsAndHistoryLoans(t *testing.T) {
 		// every holdings record belongs to an instance, every instance has one
 		{"SELECT count(DISTINCT h.instanceid) FROM " + inv + ".holdings_record h JOIN " + inv + ".instance i ON i.id = h.instanceid", 73},
 		{"SELECT count(DISTINCT it.holdingsrecordid) FROM " + inv + ".item it JOIN " + inv + ".holdings_record h ON h.id = it.holdingsrecordid", 78},
-		{"SELECT count(*) FROM " + circ + ".loan WHERE jsonb->'status'->>'name' = 'Closed'", 18},
-		// each closed loan has its two events
-		{"SELECT count(*) FROM " + circ + ".loan l JOIN " + pb + ".item_checked_out_event e ON e.jsonb->>'loanId' = l.id::text" +
-			" AND e.jsonb->>'userId' = l.jsonb->>'userId'", 18},
+		{"SELECT count(*) FROM " + circ + ".loan WHERE jsonb->'status'->>'name' = 'Closed'", 30},
+		// closed loans of many patrons and items, all of them real ones
+		{"SELECT count(DISTINCT (l.jsonb->>'userId')) FROM " + circ + ".loan l JOIN " + tenant + "_mod_users.users u ON u.id::text = l.jsonb->>'userId'" +
+			" WHERE l.jsonb->'status'->>'name' = 'Closed'", 20},
+		{"SELECT count(*) FROM " + circ + ".loan l JOIN " + inv + ".item i ON i.id::text = l.jsonb->>'itemId' WHERE l.jsonb->'status'->>'name' = 'Closed'", 30},
+		{"SELECT count(*) FROM " + pb + ".item_checked_out_event", 18},
 		// the primary keys built after the COPY
 		{"SELECT count(*) FROM pg_constraint WHERE contype = 'p' AND conrelid = '" + inv + ".item'::regclass", 1},
 	} {
@@ -218,7 +220,7 @@ func TestSeedProportionsAndHistoryLoans(t *testing.T) {
 			t.Errorf("%s = %d, want %d", c.sql, got, c.want)
 		}
 	}
-	// A run's loan and its events; reset removes them, not the history.
+	// A run's loan and its events; reset removes them, not the past.
 	if _, err := pool.Exec(ctx, "INSERT INTO "+circ+".loan (id, jsonb) VALUES ('00000000-0000-4000-8000-000000000001', '{\"status\":{\"name\":\"Closed\"}}');"+
 		"INSERT INTO "+pb+".item_checked_out_event (id, jsonb) VALUES (gen_random_uuid(), '{\"loanId\":\"00000000-0000-4000-8000-000000000001\"}')"); err != nil {
 		t.Fatal(err)
@@ -234,8 +236,8 @@ func TestSeedProportionsAndHistoryLoans(t *testing.T) {
 		sql  string
 		want int
 	}{
-		{"SELECT count(*) FROM " + circ + ".loan", 18},
-		{"SELECT count(*) FROM " + circ + ".loan WHERE jsonb->'metadata'->>'createdByUserId' = '" + seed.HistoryUserID(tenant) + "'", 18},
+		{"SELECT count(*) FROM " + circ + ".loan", 30},
+		{"SELECT count(*) FROM " + circ + ".loan WHERE jsonb->'metadata'->>'createdByUserId' = '" + seed.HistoryUserID(tenant) + "'", 30},
 		{"SELECT count(*) FROM " + pb + ".item_checked_out_event", 18},
 		{"SELECT count(*) FROM " + inv + ".item WHERE jsonb->'status'->>'name' <> 'Available'", 0},
 	} {

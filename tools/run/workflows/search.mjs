@@ -21,8 +21,11 @@ export default {
     const s = plan.seed;
     // no patron-block history: this tenant is only reindexed
     await ctx.step(ctx.minifolio, ['seed', '--tenant', tenantA, '--admin-user', defaults.FP_USER, ...s.args, '--events-per-user', '0']);
+    // A complete index is kept: at SEED_SCALE=1m or ptf a reindex takes minutes to hours, and the
+    // bound on it grows with the scale.
+    const timeout = { demo: 600, '1m': 3 * 3600, ptf: 12 * 3600 }[s.scale] ?? 600;
     for (const t of [defaults.FP_TENANT, tenantA]) {
-      await ctx.step(process.execPath, [join('tools', 'search-index.mjs'), '--url', ctx.minifolioUrl, '--tenant', t]);
+      await ctx.step(process.execPath, [join('tools', 'search-index.mjs'), '--url', ctx.minifolioUrl, '--tenant', t, '--timeout', String(timeout), '--if-incomplete']);
     }
   },
 };
