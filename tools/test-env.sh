@@ -25,6 +25,7 @@ export FP_STACK_DIR FP_PG_PORT=$((FP_DEFAULT_PG_PORT + 1 + off)) FP_INFLUX_PORT=
   FP_INFLUX_RPC_PORT=$((FP_DEFAULT_INFLUX_RPC_PORT + 1 + off)) FP_TELEGRAF_PORT=$((FP_DEFAULT_TELEGRAF_PORT + 1 + off)) \
   FP_MINIFOLIO_PORT=$((FP_DEFAULT_MINIFOLIO_PORT + 100 + off)) FP_OPENSEARCH_PORT=$((FP_DEFAULT_OPENSEARCH_PORT + 1 + off)) \
   FP_K6_API_PORT=$((FP_DEFAULT_K6_API_PORT + 1 + off)) FP_PG_PASSWORD FOLIO_DB_PASSWORD
+export FP_KEYCLOAK_PORT=$((FP_DEFAULT_KEYCLOAK_PORT + 1 + off))
 unset off
 # The test stack runs OpenSearch too: mod-search's tests (test-unit-minifolio) need it.
 export FP_SEARCH=1

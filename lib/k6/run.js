@@ -88,7 +88,7 @@ function planRun(wf, run, read, env, load) {
   // k6 cannot create directories, and handleSummary's files fail if results/<testid>/ is missing:
   // `make run` creates it; a direct run is told how (see handleSummary).
   // One runner of a split run (INSTANCE) writes its summary beside the others', under runners/<i>/;
-  // tools/run-runners.sh merges them into results/<testid>/summary.json.
+  // folio-perf run (tools/run/k6.mjs) merges them into results/<testid>/summary.json.
   const resultsDir = env.INSTANCE ? `results/${testid}/runners/${env.INSTANCE}` : `results/${testid}`;
   const resultsDirExists = env.TESTID ? isDirectory(read, resultsDir) : false;
 

@@ -1,4 +1,4 @@
-// `folio-perf report` on a real CICO run: tools/run.sh (minifolio fast, 1 then 2 users) on the
+// `folio-perf report` on a real CICO run: folio-perf run (minifolio fast, 1 then 2 users) on the
 // tests' stack, then the report; a sample of its cells recomputed straight from summary.json and
 // InfluxDB (they must agree), the HTML opened in headless Chromium (tables and every chart's
 // series in the DOM, nothing wider than the window, a screenshot kept next to the report), and
@@ -18,13 +18,13 @@ let md;
 
 
 before(() => {
-  const r = run(join(repo, 'tools', 'run.sh'), [], {
+  const r = run(process.execPath, [join(repo, 'tools', 'folio-perf.mjs'), 'run'], {
     env: { PROFILE: 'smoke', VUS: '1,2', DURATION: '20s', MINIFOLIO_PROFILE: 'fast', TESTID: testid, SEED_ITEMS: '3000', SEED_USERS: '100', SEED_LOANS: '100' },
     timeoutMs: 300_000,
   });
   assert.equal(r.status, 0, r.stdout + r.stderr);
-  // run.sh tells the user the report command
-  assert.match(r.stdout, new RegExp(`folio-perf\\.mjs report ${testid}`));
+  // the run tells the user the report command
+  assert.match(r.stdout, new RegExp(`folio-perf report ${testid}`));
   summary = JSON.parse(readFileSync(join(dir, 'summary.json'), 'utf8'));
   const rep = cli(['report', testid, '--folio-url', `http://127.0.0.1:${env('FP_MINIFOLIO_PORT')}`]);
   assert.equal(rep.status, 0, rep.stdout + rep.stderr);
@@ -163,7 +163,7 @@ test('compare of the run with itself: every row within noise', () => {
 // far more than the gate's tolerance and slack, and the two POSTs are slow APIs only under lotus.
 test('compare of a fast and a lotus run: lotus regressed on every response-time row; swapped, improved', () => {
   const lotus = `${testid}-lotus`;
-  const r = run(join(repo, 'tools', 'run.sh'), [], {
+  const r = run(process.execPath, [join(repo, 'tools', 'folio-perf.mjs'), 'run'], {
     env: { PROFILE: 'smoke', VUS: '1,2', DURATION: '20s', MINIFOLIO_PROFILE: 'lotus', TESTID: lotus },
     timeoutMs: 300_000,
   });
@@ -203,9 +203,9 @@ test('compare of a fast and a lotus run: lotus regressed on every response-time 
 
 test('a run interrupted with SIGINT in its first step: the report says so and reports that step', async () => {
   const id = `${testid}-sigint`;
-  const child = spawn(join(repo, 'tools', 'run.sh'), [], {
+  const child = spawn(process.execPath, [join(repo, 'tools', 'folio-perf.mjs'), 'run'], {
     cwd: repo,
-    detached: true, // own process group: the signal reaches run.sh and k6 as Ctrl-C would
+    detached: true, // own process group: the signal reaches folio-perf as Ctrl-C would (it passes it on to k6)
     // a short TEARDOWN_SETTLE: what is tested is the report of the steps that ran, not teardown
     env: childEnv({ PROFILE: 'smoke', VUS: '1,2', DURATION: '30s', MINIFOLIO_PROFILE: 'fast', TESTID: id, TEARDOWN_SETTLE: '5s' }),
     stdio: 'ignore',
