@@ -8,3 +8,7 @@ bench-k6: ## k6's own cost with the CICO scripts at 200 VUs against its floor (s
 .PHONY: bench-jmeter
 bench-jmeter: ## PTF's own CICO plan on JMeter 5.6.3 vs the k6 script, 8 users, no think time, alternated: CPU per transaction, RSS
 	@tools/local-env.sh --name=$@ bash -c '$(MAKE) --no-print-directory stack-up k6 minifolio jmeter && exec node tools/bench-jmeter.mjs'
+
+.PHONY: test-unit-bench
+test-unit-bench: ## bench-k6's and bench-jmeter's arithmetic: the steady window, its figures, min/median/max (no services)
+	@node --test $(CURDIR)/tests/unit/bench-measure.test.mjs

@@ -90,7 +90,7 @@ async function k6(round) {
   });
   if (!r.window) die(`round ${round}: the k6 run (exit ${r.code}) ended before its window; fix: read ${join(out, `k6-${round}.log`)}`);
   const w = r.window;
-  return { ...w, tx: w.iterations, msPerTx: w.msPerIteration, txPerS: w.iterations / w.seconds };
+  return { ...w, tx: w.iterations, requests: w.reqs, msPerTx: w.msPerIteration, txPerS: w.iterations / w.seconds };
 }
 
 // k6's floor on the same rate: the k6 run's VUs sending its request rate of the cheapest request
