@@ -35,7 +35,8 @@ before(() => {
     env: { PROFILE: 'smoke', VUS: '2', DURATION: '30s', MINIFOLIO_PROFILE: 'missing-index', TESTID: testid },
     timeoutMs: 300_000,
   });
-  assert.equal(r.status, 0, r.stdout + r.stderr);
+  // 99: thresholds crossed, which the scan may well make GET /circulation/loans do
+  assert.ok([0, 99].includes(r.status), r.stdout + r.stderr);
   blocks = new Map([...blockCounts()].map(([q, v]) => [q, { calls: v.calls - (blocksBefore.get(q)?.calls ?? 0), blks: v.blks - (blocksBefore.get(q)?.blks ?? 0) }]));
   const rep = cli(['report', testid]);
   assert.equal(rep.status, 0, rep.stdout + rep.stderr);
