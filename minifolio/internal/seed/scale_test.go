@@ -8,6 +8,8 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -268,5 +270,43 @@ func TestCopyFormat(t *testing.T) {
 	}
 	if !bytes.Equal(b, []byte{0xff, 0xff}) || done.n.Load() != 2 {
 		t.Errorf("trailer % x, %d rows counted", b, done.n.Load())
+	}
+}
+
+// --copy-dir writes each bulk table's stream, exactly its rows, and needs no
+// database (the bench's floor loads these files with PostgreSQL alone).
+func TestCopyDirWritesTheStreams(t *testing.T) {
+	dir := t.TempDir()
+	o := Options{Tenant: "t1", AdminUser: "a", AdminPassword: "b", Items: 30, Holdings: 20, Instances: 10, Users: 7,
+		ClosedLoans: 4, Words: []string{"alpha", "beta"}, CopyDir: dir}
+	if _, err := Run(t.Context(), nil, o); err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct {
+		table string
+		rows  int
+	}{{"instance", 10}, {"holdings_record", 20}, {"item", 30}, {"users", 7}, {"loan", 4}} {
+		schema := "mod_inventory_storage"
+		switch c.table {
+		case "users":
+			schema = "mod_users"
+		case "loan":
+			schema = "mod_circulation_storage"
+		}
+		b, err := os.ReadFile(filepath.Join(dir, CopyFileName(schema, c.table)))
+		if err != nil {
+			t.Fatal(err)
+		}
+		n := 0
+		for b = b[19:]; binary.BigEndian.Uint16(b) == 2; n++ {
+			b = b[22:]
+			b = b[4+int(binary.BigEndian.Uint32(b)):]
+		}
+		if n != c.rows || !bytes.Equal(b, copyTrailer) {
+			t.Errorf("%s: %d rows, want %d; tail % x", c.table, n, c.rows, b)
+		}
+	}
+	if _, err := os.Stat(filepath.Join(dir, CopyFileName("mod_inventory_storage", "authority"))); !os.IsNotExist(err) {
+		t.Errorf("a table without rows gets no file: %v", err)
 	}
 }
