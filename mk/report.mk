@@ -1,9 +1,11 @@
 # The release report of a finished run (tools/folio-perf.mjs report/compare, tools/report/).
 .PHONY: report compare test-unit-report test-e2e-report
 
-report: ## write results/$(TESTID)/report.md and report.html from summary.json and InfluxDB (FP_INFLUX_URL)
-	@test -n "$(TESTID)" || { echo "folio-perf: TESTID is not set. Fix: make report TESTID=<a directory under results/>"; exit 1; }
-	@. tools/defaults.sh && FP_INFLUX_URL=$${FP_INFLUX_URL:-http://127.0.0.1:$$FP_INFLUX_PORT} node tools/folio-perf.mjs report "$(TESTID)"
+# TESTID and AGAINST reach the recipe through the environment (make exports command-line variables),
+# quoted: a value is never part of the shell's text.
+report: ## write results/$(TESTID)/report.md and report.html from summary.json and InfluxDB (FP_INFLUX_URL); AGAINST=<testid|baseline>: the previous release beside it
+	@test -n "$$TESTID" || { echo "folio-perf: TESTID is not set. Fix: make report TESTID=<a directory under results/>"; exit 1; }
+	@. tools/defaults.sh && FP_INFLUX_URL=$${FP_INFLUX_URL:-http://127.0.0.1:$$FP_INFLUX_PORT} node tools/folio-perf.mjs report "$$TESTID" $${AGAINST:+--against "$$AGAINST"}
 
 compare: ## compare two runs: make compare A=<testid> B=<testid> (results/compare-A-vs-B/)
 	@test -n "$(A)" -a -n "$(B)" || { echo "folio-perf: A and B are not both set. Fix: make compare A=<reference testid> B=<candidate testid>"; exit 1; }

@@ -4,8 +4,9 @@
 //   folio-perf baseline <testid> [<testid> ...] [--out baselines/<name>.json] [--influx <url>]
 //       a baseline from finished runs of one system (2 or more: the verdict needs their spread),
 //       each run's distribution read from InfluxDB; for `verdict --baseline` and BASELINE=….
-//   folio-perf report <testid> [--influx <url>] [--folio-url <url>] [--tenant <t>] [--module-logs <dir>]
-//       writes results/<testid>/report.md and report.html (summary.json + InfluxDB; --module-logs:
+//   folio-perf report <testid> [--against <testid|baseline>] [--influx <url>] [--module-logs <dir>]
+//       writes results/<testid>/report.md and report.html (summary.json + InfluxDB; --against: the
+//       previous release's run or baseline file beside this run in the same tables; --module-logs:
 //       a real FOLIO's module log files, for the without-index line counts).
 //   folio-perf compare <testid A> <testid B> [--influx <url>]
 //       writes results/compare-<A>-vs-<B>/report.md and report.html.
@@ -34,11 +35,10 @@ import { dirname, join } from 'node:path';
 import { spawnSync } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { validateBaseline } from '../lib/baseline.js';
-import { isLoopbackHost, LOCAL_ONLY_FIX } from '../lib/loopback.js';
 import { ReportError } from './report/errors.mjs';
 import { setting } from './defaults.mjs';
 
-const USAGE = 'usage: folio-perf run [NAME=VALUE ...] | reset [--tenant <t>] | baseline <testid> [<testid> ...] [--out baselines/<name>.json] [--influx <url>] | report <testid> [--influx <url>] [--folio-url <url>] [--tenant <t>] [--module-logs <dir>] | compare <testid A> <testid B> [--influx <url>] | verdict <testid> [--influx <url>] [--thresholds <file>] [--baseline <file>]... [--alpha <a>] [--control speed|<metric>] [--min-delta-ms <ms>] [--instance <i>]';
+const USAGE = 'usage: folio-perf run [NAME=VALUE ...] | reset [--tenant <t>] | baseline <testid> [<testid> ...] [--out baselines/<name>.json] [--influx <url>] | report <testid> [--against <testid|baseline>] [--influx <url>] [--module-logs <dir>] | compare <testid A> <testid B> [--influx <url>] | verdict <testid> [--influx <url>] [--thresholds <file>] [--baseline <file>]... [--alpha <a>] [--control speed|<metric>] [--min-delta-ms <ms>] [--instance <i>]';
 
 function fail(msg) {
   process.stderr.write(`folio-perf: ${msg}\n`);
@@ -121,16 +121,13 @@ async function userErrors(fn) {
 }
 
 async function report(args) {
-  const { flags: f, rest } = flags(args, ['influx', 'folio-url', 'tenant', 'module-logs']);
-  if (rest.length !== 1) fail(`report takes one test id; fix: folio-perf report <testid> (make report TESTID=...)`);
+  const { flags: f, rest } = flags(args, ['influx', 'folio-url', 'tenant', 'module-logs', 'against']);
+  if (rest.length !== 1) fail(`report takes one test id; fix: folio-perf report <testid> [--against <testid|baseline>] (make report TESTID=...)`);
+  // What was tested is recorded at the run's start (summary.json meta.record): the target is not asked.
+  for (const o of ['folio-url', 'tenant']) if (f[o] !== undefined) fail(`--${o} is not read any more: the module versions are those the target announced at the run's start (summary.json meta.record); fix: drop --${o}`);
   const { writeReport } = await import('./report/report.mjs');
   await userErrors(async () => {
-    const folioUrl = f['folio-url'] || process.env.FOLIO_URL;
-    // The module versions are read from that FOLIO: never off this machine inside a test or the demo.
-    if (folioUrl && process.env.FP_LOCAL_ONLY === '1' && !isLoopbackHost(folioUrl.replace(/^[a-z]+:\/\//i, '').split('/')[0])) {
-      fail(`--folio-url/FOLIO_URL ${folioUrl} is not on this machine; fix: ${LOCAL_ONLY_FIX}`);
-    }
-    const r = await writeReport(rest[0], { influxUrl: f.influx || process.env.FP_INFLUX_URL, folioUrl, tenant: f.tenant || process.env.FOLIO_TENANT || setting('FP_TENANT'), moduleLogs: f['module-logs'] });
+    const r = await writeReport(rest[0], { influxUrl: f.influx || process.env.FP_INFLUX_URL, moduleLogs: f['module-logs'], against: f.against });
     console.log(`report: ${r.md}, ${r.html}`);
   });
 }

@@ -152,6 +152,8 @@ db_snapshot() { # db_snapshot start|end
     json+="$sep\"$(basename "$f" .log)\": ${n:-0}"; sep=', '
   done
   printf '%s}\n' "$json" >"$out/index-lines-$1.json"
+  # ... and the fields those lines name (the report lists them beside the counts).
+  node tools/report/index-fields.mjs "$run_dir/logs" >"$out/index-fields-$1.json" 2>/dev/null || rm -f "$out/index-fields-$1.json"
 }
 # Only minifolio's database and logs are this stack's; a real FOLIO's are the report's --module-logs.
 [ -n "$external" ] || db_snapshot start
@@ -190,8 +192,10 @@ trap ':' INT # Ctrl-C reaches k6 (same process group); this script lives on to c
 # The output writes what it delivered to sample-loss.json when it stops
 # (before handleSummary); SAMPLE_LOSS decides what a loss does to the run.
 rm -f "$out/sample-loss.json"
+# The machine k6 runs on, for the run's record (lib/record.js MACHINE_ENV): k6 cannot read /proc.
 k6_env=(K6_ENV="${K6_ENV:-local}" TESTID="$TESTID" RELEASE="$RELEASE" PROFILE="$PROFILE" "${k6_target[@]}"
-  K6_WEB_DASHBOARD=true K6_WEB_DASHBOARD_PORT=-1 K6_NO_USAGE_REPORT=true)
+  K6_WEB_DASHBOARD=true K6_WEB_DASHBOARD_PORT=-1 K6_NO_USAGE_REPORT=true
+  FP_MACHINE_CORES="$(nproc)" FP_MACHINE_MEMORY_BYTES="$(awk '/^MemTotal:/ {print $2 * 1024}' /proc/meminfo)")
 if [ "$RUNNERS" -eq 1 ]; then
   K6_INFLUXDB_LOSS_FILE="$out/sample-loss.json" K6_WEB_DASHBOARD_EXPORT="$out/k6-report.html" env "${k6_env[@]}" \
     bin/k6 run "${quiet[@]}" --address= -o "influxdb-lp=http://127.0.0.1:$FP_INFLUX_PORT/k6" "$script"
@@ -274,7 +278,7 @@ echo "==> samples: InfluxDB http://127.0.0.1:$FP_INFLUX_PORT database k6, testid
 echo "    Grafana (Docker): docker compose --profile native-grafana up -d grafana-native, then open ${grafana_url%%&from=*}"
 # The release report of this run (tables, module CPU/memory, charts) is one command away.
 if [ -f "$out/summary.json" ]; then
-  echo "==> report: FP_INFLUX_URL=http://127.0.0.1:$FP_INFLUX_PORT node tools/folio-perf.mjs report $TESTID --folio-url ${FOLIO_URL:-http://127.0.0.1:$FP_MINIFOLIO_PORT}"
+  echo "==> report: FP_INFLUX_URL=http://127.0.0.1:$FP_INFLUX_PORT node tools/folio-perf.mjs report $TESTID [--against <previous testid|baseline>]"
   echo "    (or: make report TESTID=$TESTID) writes $out/report.md and $out/report.html"
 fi
 case $rc in
