@@ -10,15 +10,16 @@
 # only the search workflow needs; `down` and `clean` always stop it, and
 # `status` lists it once it has been started.
 #
-# Settings (environment, all optional):
+# Settings (environment, all optional; the defaults of the FP_*_PORT and the
+# password are in defaults.env, read through tools/defaults.sh):
 #   FP_STACK_DIR        state, logs and pid files         (default <repo>/.stack)
-#   FP_PG_PORT          PostgreSQL port                    (default 55432)
-#   FP_INFLUX_PORT      InfluxDB HTTP port                 (default 58086)
-#   FP_INFLUX_RPC_PORT  InfluxDB backup/RPC port           (default 58088)
-#   FP_TELEGRAF_PORT    Telegraf health endpoint port      (default 58093)
-#   FP_OPENSEARCH_PORT  OpenSearch HTTP port               (default 59199)
+#   FP_PG_PORT          PostgreSQL port
+#   FP_INFLUX_PORT      InfluxDB HTTP port
+#   FP_INFLUX_RPC_PORT  InfluxDB backup/RPC port
+#   FP_TELEGRAF_PORT    Telegraf health endpoint port
+#   FP_OPENSEARCH_PORT  OpenSearch HTTP port
 #   FP_OPENSEARCH_HEAP  OpenSearch's JVM heap              (default 512m)
-#   FOLIO_DB_PASSWORD   password of the `folio` superuser  (default "folio", local only)
+#   FOLIO_DB_PASSWORD   password of the `folio` superuser  (local only)
 set -euo pipefail
 
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)

@@ -25,6 +25,7 @@ package influxout
 
 import (
 	"bytes"
+	"context"
 	"errors"
 	"fmt"
 	"io"
@@ -261,7 +262,7 @@ func (o *Output) Description() string {
 // Start creates the database if it is missing (harmless when it exists or the
 // user may not create it, as in k6's output) and starts flushing.
 func (o *Output) Start() error {
-	if _, _, err := o.post("/query", url.Values{"q": {`CREATE DATABASE "` + strings.ReplaceAll(o.cfg.DB, `"`, `\"`) + `"`}}, nil); err != nil {
+	if _, _, err := o.post("/query", url.Values{"q": {`CREATE DATABASE "` + strings.ReplaceAll(o.cfg.DB, `"`, `\"`) + `"`}}, nil, writeTimeout); err != nil {
 		o.logger.WithError(err).Debug("Couldn't create database; most likely harmless")
 	}
 	pf, err := output.NewPeriodicFlusher(o.cfg.PushInterval, o.flush)
@@ -330,10 +331,12 @@ func (o *Output) flush() {
 	}
 }
 
-// post sends one request; a status other than 200/204 comes back with the
-// start of InfluxDB's message.
-func (o *Output) post(path string, q url.Values, body []byte) (int, string, error) {
-	req, err := http.NewRequest(http.MethodPost, o.cfg.Addr+path+"?"+q.Encode(), bytes.NewReader(body))
+// post sends one request, given up after timeout; a status other than 200/204
+// comes back with the start of InfluxDB's message.
+func (o *Output) post(path string, q url.Values, body []byte, timeout time.Duration) (int, string, error) {
+	ctx, cancel := context.WithTimeout(context.Background(), timeout)
+	defer cancel()
+	req, err := http.NewRequestWithContext(ctx, http.MethodPost, o.cfg.Addr+path+"?"+q.Encode(), bytes.NewReader(body))
 	if err != nil {
 		return 0, "", err
 	}

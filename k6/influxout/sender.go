@@ -26,10 +26,10 @@ type batch struct {
 	born   time.Time // when it was encoded: its retries end RetryTimeout later
 }
 
-// poster sends one request: the status (0 without an answer), InfluxDB's
-// message for a status other than 200/204, and an error for anything but
-// success.
-type poster func(path string, q url.Values, body []byte) (int, string, error)
+// poster sends one request, giving up after timeout: the status (0 without
+// an answer), InfluxDB's message for a status other than 200/204, and an error
+// for anything but success.
+type poster func(path string, q url.Values, body []byte, timeout time.Duration) (int, string, error)
 
 // sender writes batches to InfluxDB one at a time and in order, from its own
 // goroutine, so a slow or absent InfluxDB never holds up k6's flush: batches
@@ -38,7 +38,11 @@ type poster func(path string, q url.Values, body []byte) (int, string, error)
 // What happens to a failed write:
 //   - no answer, 5xx, 408 or 429: retried with exponential backoff (0.2 s
 //     doubling to 5 s) until RetryTimeout after the batch was encoded, then
-//     dropped and counted;
+//     dropped and counted. No attempt outlasts that time either (a write's
+//     timeout is what is left of it), and a batch whose time ran out while it
+//     waited behind others is dropped unsent: an InfluxDB that takes
+//     connections but never answers cannot hold k6 for a write timeout per
+//     queued batch;
 //   - 413 (body over InfluxDB's max-body-size): the batch is split in two
 //     and both halves are sent, and later batches are cut at half the size;
 //     a single line refused with 413 is dropped and counted;
@@ -66,13 +70,16 @@ type sender struct {
 	reasons map[string]int64
 	lastLog time.Time // of the last "dropped" log line, to keep a long outage from flooding the log
 
+	stopBy time.Time // set by close: the output's stop ends then at the latest
+
 	done chan struct{}
-	// sleep waits between retries; tests shorten it.
+	// sleep waits between retries and now reads the clock; tests replace both.
 	sleep func(time.Duration)
+	now   func() time.Time
 }
 
 func newSender(cfg Config, logger logrus.FieldLogger, post poster) *sender {
-	s := &sender{cfg: cfg, logger: logger, post: post, reasons: map[string]int64{}, done: make(chan struct{}), sleep: time.Sleep}
+	s := &sender{cfg: cfg, logger: logger, post: post, reasons: map[string]int64{}, done: make(chan struct{}), sleep: time.Sleep, now: time.Now}
 	s.wake = sync.NewCond(&s.mu)
 	s.limit.Store(int64(cfg.BatchBytes))
 	return s
@@ -101,10 +108,16 @@ func (s *sender) enqueue(b *batch) {
 }
 
 // close lets the queue drain and waits for it: every batch is written or
-// dropped by then, at most RetryTimeout after the last one was encoded.
+// dropped by then, at most RetryTimeout from now (one write's timeout when
+// RetryTimeout is 0), however many batches wait.
 func (s *sender) close() {
 	s.mu.Lock()
 	s.closed = true
+	budget := s.cfg.RetryTimeout
+	if budget <= 0 {
+		budget = writeTimeout
+	}
+	s.stopBy = s.now().Add(budget)
 	s.wake.Broadcast()
 	s.mu.Unlock()
 	<-s.done
@@ -137,11 +150,20 @@ func (s *sender) write(b *batch) {
 	backoff := 200 * time.Millisecond
 	failing := false
 	for {
-		status, msg, err := s.post("/write", url.Values{"db": {s.cfg.DB}}, b.body)
+		left, stopping := s.timeLeft(b)
+		if left <= 0 && stopping {
+			s.count(0, b.points, fmt.Sprintf("not sent: k6 stopped, and the stop's bound (K6_INFLUXDB_RETRY_TIMEOUT=%s, or one write's %s when 0) was over", s.cfg.RetryTimeout, writeTimeout))
+			return
+		}
+		if left <= 0 {
+			s.count(0, b.points, fmt.Sprintf("not sent: waited past K6_INFLUXDB_RETRY_TIMEOUT=%s behind writes InfluxDB did not take", s.cfg.RetryTimeout))
+			return
+		}
+		status, msg, err := s.post("/write", url.Values{"db": {s.cfg.DB}}, b.body, left)
 		switch {
 		case err == nil:
 			if failing {
-				s.logger.Infof("InfluxDB takes writes again after %s", time.Since(b.born).Round(time.Second))
+				s.logger.Infof("InfluxDB takes writes again after %s", s.now().Sub(b.born).Round(time.Second))
 			}
 			s.count(b.points, 0, "")
 			return
@@ -168,7 +190,7 @@ func (s *sender) write(b *batch) {
 			s.count(b.points-lost, lost, fmt.Sprintf("%d: %s", status, firstLine(msg)))
 			return
 		}
-		if s.cfg.RetryTimeout <= 0 || time.Since(b.born)+backoff > s.cfg.RetryTimeout {
+		if s.cfg.RetryTimeout <= 0 || s.now().Sub(b.born)+backoff > s.cfg.RetryTimeout {
 			s.count(0, b.points, fmt.Sprintf("InfluxDB did not take the write within K6_INFLUXDB_RETRY_TIMEOUT=%s (last error: %s)", s.cfg.RetryTimeout, errText(status, msg, err)))
 			return
 		}
@@ -179,6 +201,25 @@ func (s *sender) write(b *batch) {
 		s.sleep(backoff)
 		backoff = min(backoff*2, 5*time.Second)
 	}
+}
+
+// timeLeft is how long the next attempt at b may take: one write's timeout,
+// within RetryTimeout after b was encoded and, once the output stops, within
+// the stop's own bound (stopping: that bound is the one that binds). Zero or
+// less: b's time is up.
+func (s *sender) timeLeft(b *batch) (left time.Duration, stopping bool) {
+	now := s.now()
+	left = writeTimeout
+	if s.cfg.RetryTimeout > 0 {
+		left = min(left, b.born.Add(s.cfg.RetryTimeout).Sub(now))
+	}
+	s.mu.Lock()
+	stopBy := s.stopBy
+	s.mu.Unlock()
+	if !stopBy.IsZero() && stopBy.Sub(now) < left {
+		return stopBy.Sub(now), true
+	}
+	return left, false
 }
 
 // split cuts b into two batches of whole lines, about half the bytes each.
@@ -208,8 +249,8 @@ func (s *sender) count(written, dropped int, reason string) {
 func (s *sender) dropLocked(n int, reason string) {
 	s.dropped += int64(n)
 	s.reasons[reason] += int64(n)
-	if time.Since(s.lastLog) >= 10*time.Second {
-		s.lastLog = time.Now()
+	if s.now().Sub(s.lastLog) >= 10*time.Second {
+		s.lastLog = s.now()
 		s.logger.Errorf("Dropped %d samples: %s (%d dropped so far)", n, reason, s.dropped)
 	}
 }

@@ -2,11 +2,14 @@ package influxout
 
 import (
 	"bufio"
+	"context"
+	"errors"
 	"encoding/json"
 	"io"
 	"math"
 	"net/http"
 	"net/http/httptest"
+	"net/url"
 	"os"
 	"path/filepath"
 	"strings"
@@ -285,5 +288,75 @@ func TestDeliverySettings(t *testing.T) {
 		if _, err := ParseConfig("http://127.0.0.1:8086/k6", map[string]string{strings.TrimSpace(k): v}); err == nil || !strings.Contains(err.Error(), strings.TrimSpace(k)) {
 			t.Errorf("%s=%s: %v, want an error naming the setting", k, v, err)
 		}
+	}
+}
+
+// An InfluxDB that takes connections and never answers: every write lasts its
+// whole timeout. When k6 stops with a run's last 40 batches still queued, the
+// stop ends within K6_INFLUXDB_RETRY_TIMEOUT (one write's timeout when it is 0)
+// instead of a write timeout per batch, and every sample is counted lost,
+// those whose time ran out while they waited unsent. The clock is the test's,
+// so the bound is checked exactly, not timed.
+func TestStopIsBoundedWhenInfluxDBNeverAnswers(t *testing.T) {
+	for _, retry := range []time.Duration{60 * time.Second, 20 * time.Second, 0} {
+		t.Run(retry.String(), func(t *testing.T) {
+			var mu sync.Mutex
+			clock := time.Unix(1_800_000_000, 0)
+			now := func() time.Time { mu.Lock(); defer mu.Unlock(); return clock }
+			advance := func(d time.Duration) { mu.Lock(); clock = clock.Add(d); mu.Unlock() }
+			var posts atomic.Int64
+			hang := func(_ string, _ url.Values, _ []byte, timeout time.Duration) (int, string, error) {
+				if timeout <= 0 || timeout > writeTimeout {
+					t.Errorf("a write with timeout %s (want within (0, %s])", timeout, writeTimeout)
+				}
+				posts.Add(1)
+				advance(timeout)
+				return 0, "", errors.New("context deadline exceeded")
+			}
+			logger := logrus.New()
+			logger.SetOutput(io.Discard)
+			s := newSender(Config{DB: "k6", BatchBytes: DefaultBatchBytes, RetryTimeout: retry, BufferBytes: DefaultBufferBytes}, logger, hang)
+			s.now, s.sleep = now, advance
+			start := now()
+			for i := 0; i < 40; i++ { // encoded one a second over the run's last 40 s
+				s.enqueue(&batch{body: []byte("x value=1 1\n"), points: 100, born: start.Add(time.Duration(i-40) * time.Second)})
+			}
+			s.start()
+			s.close()
+			bound := retry
+			if bound == 0 {
+				bound = writeTimeout
+			}
+			l := s.report()
+			t.Logf("retry %s: stopped after %s, %d writes tried for 40 batches, %s", retry, now().Sub(start), posts.Load(), l.reasonText())
+			if took := now().Sub(start); took > bound {
+				t.Fatalf("the stop took %s of the test's clock, want at most %s (K6_INFLUXDB_RETRY_TIMEOUT=%s)", took, bound, retry)
+			}
+			if l.Samples != 4000 || l.Dropped != 4000 || l.Written != 0 {
+				t.Fatalf("want all 4000 samples counted lost: %+v", l)
+			}
+			// Batches whose time is up before their turn are not sent at all: under a
+			// retry time shorter than the queue's age (or 0) most of them.
+			if unsent := strings.Contains(l.reasonText(), "not sent: "); unsent != (retry < 40*time.Second) {
+				t.Fatalf("reasons %q: batches left unsent %v, want %v", l.reasonText(), unsent, retry < 40*time.Second)
+			}
+			if retry < 40*time.Second && posts.Load() >= 40 {
+				t.Fatalf("%d writes tried for 40 batches, most of them past their time", posts.Load())
+			}
+		})
+	}
+}
+
+// A write's timeout reaches the request itself: against a server that never
+// answers, post returns when its timeout is over (else this test hangs).
+func TestPostHonoursItsTimeout(t *testing.T) {
+	block := make(chan struct{})
+	srv := httptest.NewServer(http.HandlerFunc(func(http.ResponseWriter, *http.Request) { <-block }))
+	defer srv.Close()
+	defer close(block)
+	o := &Output{cfg: Config{Addr: srv.URL, DB: "k6"}, client: &http.Client{Timeout: time.Hour}}
+	status, _, err := o.post("/write", url.Values{"db": {"k6"}}, []byte("x value=1 1\n"), 50*time.Millisecond)
+	if err == nil || status != 0 || !errors.Is(err, context.DeadlineExceeded) {
+		t.Fatalf("post to a server that never answers: status %d, err %v; want no status and the deadline", status, err)
 	}
 }

@@ -121,6 +121,36 @@ export const openLoansSince = (servicePointId, sinceIso, limit, offset) =>
     ],
   });
 
+// ---- around the transactions: setup, teardown, a VU's re-read after a failure ----------------
+// (sent with the client's aside(): a prefixed name, no check; lib/k6/cico.js)
+
+// A page whose entries the caller reads itself (value: the parsed page): the caller keeps only the
+// entries that answer its question, so a target that ignored the query cannot make it act on
+// another item or loan.
+function page(template, key) {
+  const count = `${key}.#`;
+  return endpoint('GET', template, {
+    rules: ['status is 200', `has ${key}[]`],
+    judge: (status, doc) => [status === 200, typeof doc.get(count) === 'number'],
+    value: (doc) => parseJson(doc.text),
+  });
+}
+const ITEMS_PAGE = page('/inventory/items', 'items');
+const LOANS_PAGE = page('/circulation/loans', 'loans');
+const USERS_BY_NAME = page('/users', 'users');
+export const itemsPage = (query, limit) => request(ITEMS_PAGE, { query: ['query', query, 'limit', limit] });
+export const loansPage = (query, limit) => request(LOANS_PAGE, { query: ['query', query, 'limit', limit] });
+// The operator's own account (setup: its loans are the only ones a VU takes back).
+export const userByUsername = (username) => request(USERS_BY_NAME, { query: ['query', `username==${cqlQuote(username)}`, 'limit', 1] });
+
+// The first service point, when neither SERVICE_POINT_ID nor the CSV files name one.
+const FIRST_SERVICE_POINT = endpoint('GET', '/service-points', {
+  rules: ['status is 200', 'has a service point'],
+  judge: (status, doc) => [status === 200, typeof doc.get('servicepoints.0.id') === 'string'],
+  value: (doc) => doc.get('servicepoints.0.id'),
+});
+export const firstServicePoint = () => request(FIRST_SERVICE_POINT, { query: ['limit', 1] });
+
 // Every `name` the CICO transactions send (tests/unit/lib-transactions.test.mjs proves the list is
 // complete); thresholds use it to compute per-API sub-metrics for the slow-API table and baselines.
 export const CICO_API_NAMES = [

@@ -3,7 +3,6 @@
 // and handleSummary (report tables, results/<testid>/summary.json). Created in init context by
 // the entry script.
 
-import http from 'k6/http';
 import exec from 'k6/execution';
 import { sleep } from 'k6';
 import { Trend, Rate } from 'k6/metrics';
@@ -16,7 +15,7 @@ import { vuPool, checkPools, vuShare, runItemBarcodes, placeAfterFailure, teardo
 import { durationMs } from '../profiles.js';
 import { parseSegment, segmentPools, segmentSlots } from '../segments.js';
 import * as api from '../cico/api.js';
-import { parseJson, queryString, cqlQuote, cqlId } from '../folio.js';
+import { cqlQuote, cqlId } from '../folio.js';
 import { METRICS, TAGS } from '../metrics.js';
 
 // Teardown's clean-up calls, and a VU's re-reads of an item whose transaction failed, carry their
@@ -69,6 +68,7 @@ export function cicoWorkflow(run, read) {
     if (cause) return abort(cause);
     // What the run tests, as the target announces it before the first user starts.
     const record = run.captureRecord(session);
+    const client = makeClient({ cfg, session, think: null, log: failureLog('setup') });
     const segment = runnerSegment();
     // Local VU numbers run 1..n in each process; k6 initialised them all before setup.
     const slots = segment ? segmentSlots(run.profile.scenarios, segment, exec.instance.vusInitialized) : run.slots;
@@ -83,11 +83,9 @@ export function cicoWorkflow(run, read) {
       counts = runnerPools(segment);
       servicePointId = servicePointId || csv.servicePoint;
       if (!servicePointId) {
-        const res = http.get(`${cfg.folio.url}/service-points?limit=1`, { headers: session.headers(), tags: { name: 'GET /service-points' } });
-        const body = parseJson(res.body);
-        const sp = body && Array.isArray(body.servicepoints) && body.servicepoints[0];
-        if (!sp) return abort(`no service point: GET /service-points answered ${res.status}; fix: set SERVICE_POINT_ID or add service_point.csv to ${cfg.data.dir}`);
-        servicePointId = sp.id;
+        const r = client.aside(api.firstServicePoint());
+        if (!r.ok) return abort(`no service point: GET /service-points answered ${r.status}${r.detail ? ` (${r.detail})` : ''}; fix: set SERVICE_POINT_ID or add service_point.csv to ${cfg.data.dir}`);
+        servicePointId = r.value;
       }
     }
     const problems = checkPools(counts);
@@ -104,7 +102,7 @@ export function cicoWorkflow(run, read) {
     console.log(`folio-perf: test data${part}: ${counts.available.length} available items, ${counts.checkedOut.length} checked out, ${counts.users.length} patrons, service point ${servicePointId}`);
     // The operator's user id: loans it created (metadata.createdByUserId) are the only ones a VU
     // takes back after a failed transaction, and (DATA=csv) the only ones teardown checks in.
-    const who = operatorId(session);
+    const who = operatorId(client);
     if (who.error) return abort(who.error);
     return {
       testid: exec.test.options.tags.testid,
@@ -117,13 +115,11 @@ export function cicoWorkflow(run, read) {
     };
   }
 
-  function operatorId(session) {
-    const url = `${cfg.folio.url}/users${queryString(['query', `username==${cqlQuote(cfg.folio.user)}`, 'limit', 1])}`;
-    const res = http.get(url, { headers: session.headers(), tags: { name: 'GET /users' } });
-    const body = parseJson(res.body);
-    const users = res.status === 200 && body && Array.isArray(body.users) ? body.users.filter((u) => u.username === cfg.folio.user) : [];
+  function operatorId(client) {
+    const r = client.aside(api.userByUsername(cfg.folio.user));
+    const users = r.ok ? r.value.users.filter((u) => u.username === cfg.folio.user) : [];
     const id = users.length === 1 && users[0].id;
-    if (!id) return { error: `cannot read the operator account "${cfg.folio.user}" (GET /users answered ${res.status}); fix: give FOLIO_USER the permission users.collection.get` };
+    if (!id) return { error: `cannot read the operator account "${cfg.folio.user}" (GET /users answered ${r.status}); fix: give FOLIO_USER the permission users.collection.get` };
     return { id };
   }
 
@@ -183,20 +179,18 @@ export function cicoWorkflow(run, read) {
   // Re-reads an item whose transaction failed and puts it back where its state says (see
   // placeAfterFailure); a failed re-read backs off (VuPool.recheckFailed).
   function recheck(itemBarcode, data) {
-    const params = (name) => ({ headers: vu.session.headers(), tags: { name: RECOVER_PREFIX + name }, timeout: '30s' });
-    const itemRes = http.get(`${cfg.folio.url}/inventory/items${queryString(['query', `barcode==${cqlQuote(itemBarcode)}`, 'limit', 1])}`, params('GET /inventory/items'));
-    const items = itemRes.status === 200 ? parseJson(itemRes.body) : null;
-    if (!items || !Array.isArray(items.items)) return vu.pool.recheckFailed(itemBarcode, Date.now());
+    const recover = { prefix: RECOVER_PREFIX, timeout: '30s' };
+    const itemRes = vu.client.aside(api.itemsPage(`barcode==${cqlQuote(itemBarcode)}`, 1), recover);
+    if (!itemRes.ok) return vu.pool.recheckFailed(itemBarcode, Date.now());
+    const items = itemRes.value;
     // Only what answers the question: a target that ignored the query must not make the VU act on
     // another item or loan.
     const item = items.items.find((x) => x.barcode === itemBarcode) || null;
     let openLoans = [];
     if (item) {
-      const q = `(itemId==${cqlId(item.id)} and status.name=="Open")`;
-      const loanRes = http.get(`${cfg.folio.url}/circulation/loans${queryString(['query', q, 'limit', 1])}`, params('GET /circulation/loans'));
-      const loans = loanRes.status === 200 ? parseJson(loanRes.body) : null;
-      if (!loans || !Array.isArray(loans.loans)) return vu.pool.recheckFailed(itemBarcode, Date.now());
-      openLoans = loans.loans;
+      const loanRes = vu.client.aside(api.loansPage(`(itemId==${cqlId(item.id)} and status.name=="Open")`, 1), recover);
+      if (!loanRes.ok) return vu.pool.recheckFailed(itemBarcode, Date.now());
+      openLoans = loanRes.value.loans;
     }
     const p = placeAfterFailure({ item, openLoans, operatorId: data.operatorId, checkinPool: cfg.checkinPool });
     vu.pool.resolve(itemBarcode, p.place);
@@ -205,17 +199,15 @@ export function cicoWorkflow(run, read) {
 
   // DATA=csv: the run's open loans through the API (the same selection as leftoverQueries), and its
   // items stranded Checked out without a loan.
-  function leftoversViaApi(session, data, pool) {
+  function leftoversViaApi(client, data, pool) {
     const out = [];
-    const get = (url, name) => {
-      const res = http.get(cfg.folio.url + url, { headers: session.headers(), tags: { name: TEARDOWN_PREFIX + name } });
-      const body = res.status === 200 ? parseJson(res.body) : null;
-      if (!body) throw new Error(`listing what the run left checked out failed (${name} answered ${res.status})`);
-      return body;
+    const get = (req) => {
+      const r = client.aside(req, { prefix: TEARDOWN_PREFIX });
+      if (!r.ok) throw new Error(`listing what the run left checked out failed (${req.name} answered ${r.status}${r.detail ? ` ${r.detail}` : ''})`);
+      return r.value;
     };
     for (let offset = 0; offset < 100000; offset += 100) {
-      const q = api.openLoansSince(data.servicePointId, data.startedAt, 100, offset);
-      const loans = get(q.url, q.name).loans || [];
+      const loans = get(api.openLoansSince(data.servicePointId, data.startedAt, 100, offset)).loans || [];
       for (const l of loans) {
         const barcode = l.item && l.item.barcode;
         const by = l.metadata && l.metadata.createdByUserId;
@@ -227,10 +219,9 @@ export function cicoWorkflow(run, read) {
     const barcodes = Array.from(pool);
     for (let i = 0; i < barcodes.length; i += 50) {
       const any = barcodes.slice(i, i + 50).map((b) => `barcode==${cqlQuote(b)}`).join(' or ');
-      const items = get(`/inventory/items${queryString(['query', `(${any}) and status.name=="Checked out"`, 'limit', 50])}`, 'GET /inventory/items').items || [];
+      const items = get(api.itemsPage(`(${any}) and status.name=="Checked out"`, 50)).items || [];
       for (const it of items.filter((x) => pool.has(x.barcode) && x.status && x.status.name === 'Checked out')) {
-        const q = `(itemId==${cqlId(it.id)} and status.name=="Open")`;
-        const loans = get(`/circulation/loans${queryString(['query', q, 'limit', 1])}`, 'GET /circulation/loans').loans || [];
+        const loans = get(api.loansPage(`(itemId==${cqlId(it.id)} and status.name=="Open")`, 1)).loans || [];
         const open = loans.filter((l) => l.itemId === it.id && l.status && l.status.name === 'Open');
         if (open.length === 0) out.push({ barcode: it.barcode, why: 'Checked out without a loan' });
       }
@@ -264,10 +255,11 @@ export function cicoWorkflow(run, read) {
       console.error(`folio-perf: teardown cannot log in (${cause}); items may stay checked out: ${RECOVERY}`);
       return;
     }
+    const client = makeClient({ cfg, session, think: null, log: failureLog('teardown') });
     // Only this runner's items: another runner's loans are its own teardown's.
     const pool = new Set(runItemBarcodes(runnerPools(parseSegment(data.segment)), data.slots, run.perVu));
     const list = () =>
-      cfg.data.kind === 'db' ? runLeftoversFromDb(cfg, { servicePointId: data.servicePointId, sinceIso: data.startedAt, barcodes: pool }) : leftoversViaApi(session, data, pool);
+      cfg.data.kind === 'db' ? runLeftoversFromDb(cfg, { servicePointId: data.servicePointId, sinceIso: data.startedAt, barcodes: pool }) : leftoversViaApi(client, data, pool);
     const tries = new Map(); // barcode -> failed check-ins
     const lastError = new Map(); // barcode -> why its check-in failed
     let checkedIn = 0;
@@ -294,20 +286,14 @@ export function cicoWorkflow(run, read) {
         }
         if (remaining.length > 0) quietSince = Date.now();
         for (const { barcode, why } of remaining) {
-          session.ensureFresh();
-          const q = api.checkInByBarcode({ itemBarcode: barcode, servicePointId: data.servicePointId, checkInDate: new Date().toISOString() });
-          const res = http.post(cfg.folio.url + q.url, q.body, {
-            headers: { ...session.headers(), 'Content-Type': 'application/json' },
-            tags: { name: TEARDOWN_PREFIX + q.name },
-          });
-          const v = q.verify(res.status, res.body);
+          const v = client.aside(api.checkInByBarcode({ itemBarcode: barcode, servicePointId: data.servicePointId, checkInDate: new Date().toISOString() }), { prefix: TEARDOWN_PREFIX });
           if (v.ok) {
             checkedIn++;
             tries.delete(barcode);
             lastError.delete(barcode);
           } else {
             tries.set(barcode, (tries.get(barcode) || 0) + 1);
-            lastError.set(barcode, `${why}: check-in answered ${res.status}${v.detail ? ` ${v.detail}` : ''}`);
+            lastError.set(barcode, `${why}: check-in answered ${v.status}${v.detail ? ` ${v.detail}` : ''}`);
           }
         }
         if (remaining.length === 0 && Date.now() - quietSince >= settleMs) break;

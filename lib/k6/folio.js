@@ -22,7 +22,6 @@ function responseDocument(res) {
 }
 
 export function makeClient({ cfg, session, think, log }) {
-  const base = cfg.folio.url;
   // The request parameters change only with the token: built once per request name and token,
   // not per request (each object costs k6's VM about a microsecond to build and k6 to read).
   let paramsToken = null;
@@ -64,7 +63,7 @@ export function makeClient({ cfg, session, think, log }) {
         }
         p = paramsFor(req);
       }
-      const res = send(req.method, base + req.url, req.body, p);
+      const res = send(req.method, cfg.folio.url + req.url, req.body, p);
       const v = req.verify(res.status, responseDocument(res));
       // Plain booleans, not one closure per rule: k6's check() takes either.
       const sets = {};
@@ -82,6 +81,23 @@ export function makeClient({ cfg, session, think, log }) {
     think(timer) {
       const ms = thinkMs(think, timer, Math.random);
       if (ms > 0) sleep(ms / 1000);
+    },
+    /**
+     * A call outside the measured transactions (setup, teardown, a VU's re-read of an item after
+     * a failure): the same request and headers, its `name` prefixed (prefix, e.g. 'teardown ') so
+     * it never counts in the per-API numbers, no k6 check, no failure log. timeout: k6's, when
+     * not the client's. Returns { ok, status, value, detail, error } (the request's verdict).
+     */
+    aside(req, { prefix = '', timeout } = {}) {
+      const cause = session.ensureFresh();
+      if (cause) return { ok: false, status: 0, value: null, detail: `token renewal failed: ${cause}`, error: cause };
+      const base = paramsFor(req);
+      const p = { headers: base.headers, tags: { ...base.tags, name: prefix + req.name } };
+      if (timeout !== undefined) p.timeout = timeout;
+      const res = send(req.method, cfg.folio.url + req.url, req.body, p);
+      const v = req.verify(res.status, responseDocument(res));
+      if (res.status === 401) session.invalidate();
+      return { ok: v.ok, status: res.status, value: v.value, detail: v.detail, error: res.error || '' };
     },
   };
 }

@@ -1,7 +1,7 @@
 // The one place a request leaves k6: every request of the scripts (the workflows' calls through
 // lib/k6/folio.js's client, logins and token refreshes through lib/k6/auth.js) goes through send(),
-// so timeouts and what every request carries are set here once.
-// (lib/k6/cico.js's setup and teardown still call k6/http themselves; they move here later.)
+// so timeouts and what every request carries are set here once (setup's and teardown's calls too:
+// the client's aside()).
 
 import http from 'k6/http';
 

@@ -6,10 +6,13 @@
 // thresholds for); pure, the same interface as lib/cico/summary.js (renderText, summaryDocument, summaryPath).
 
 import { parseMetricKey } from '../baseline.js';
-import { METRICS, SEARCH_SLOW_MS, SEARCH_KINDS, PHASES } from '../metrics.js';
+import { METRICS, TAGS, SEARCH_SLOW_MS, SEARCH_KINDS, PHASES } from '../metrics.js';
 import { footerLines, summaryDocument as document } from '../summary.js';
 
 export { summaryPath } from '../summary.js';
+
+// The tags the tables are keyed by.
+const { name: NAME, vus: VUS, phase: PHASE, outcome: OUTCOME } = TAGS;
 
 const STATS = [
   ['min', 'min'],
@@ -45,19 +48,19 @@ function submetrics(data, metric, keys) {
 export function searchTables(data, { templates, stepSeconds }) {
   const byName = new Map(templates.map((t, i) => [t.name, { ...t, order: i }]));
   const slow = new Map();
-  for (const s of submetrics(data, METRICS.searchSlow, ['name', 'vus', 'phase'])) slow.set(`${s.tags.name}|${s.tags.vus}|${s.tags.phase}`, s.values.count || 0);
+  for (const s of submetrics(data, METRICS.searchSlow, [NAME, VUS, PHASE])) slow.set(`${s.tags[NAME]}|${s.tags[VUS]}|${s.tags[PHASE]}`, s.values.count || 0);
 
   const steps = new Map();
-  for (const s of submetrics(data, METRICS.httpDuration, ['name', 'vus', 'phase'])) {
-    const t = byName.get(s.tags.name);
+  for (const s of submetrics(data, METRICS.httpDuration, [NAME, VUS, PHASE])) {
+    const t = byName.get(s.tags[NAME]);
     if (!t || !s.values.count) continue;
-    const vus = Number(s.tags.vus);
-    const phase = s.tags.phase;
+    const vus = Number(s.tags[VUS]);
+    const phase = s.tags[PHASE];
     const key = `${vus}|${phase}`;
     if (!steps.has(key)) steps.set(key, { vus, phase, rows: [] });
     const row = { name: t.name, group: t.group, kind: t.kind, total: s.values.count, rps: stepSeconds > 0 ? s.values.count / stepSeconds : null };
     for (const [k, st] of STATS) row[k] = sec(s.values[st]);
-    row.slow = slow.get(`${t.name}|${s.tags.vus}|${phase}`) || 0;
+    row.slow = slow.get(`${t.name}|${s.tags[VUS]}|${phase}`) || 0;
     steps.get(key).rows.push(row);
   }
   const out = [...steps.values()].sort((a, b) => a.vus - b.vus || PHASES.indexOf(a.phase) - PHASES.indexOf(b.phase));
@@ -110,18 +113,18 @@ export function reindexTable(data) {
     if (!rows.has(vus)) rows.set(vus, { vus, count: 0, outcomes: {}, durationS: { avg: null, max: null }, startedAt: null, endedAt: null });
     return rows.get(vus);
   };
-  for (const s of submetrics(data, METRICS.reindexDuration, ['vus'])) {
+  for (const s of submetrics(data, METRICS.reindexDuration, [VUS])) {
     if (!s.values.count) continue;
-    const r = row(Number(s.tags.vus));
+    const r = row(Number(s.tags[VUS]));
     r.count = s.values.count;
     r.durationS = { avg: sec(s.values.avg), max: sec(s.values.max) };
   }
-  for (const s of submetrics(data, METRICS.reindexDuration, ['vus', 'outcome'])) {
-    if (s.values.count) row(Number(s.tags.vus)).outcomes[s.tags.outcome] = s.values.count;
+  for (const s of submetrics(data, METRICS.reindexDuration, [VUS, OUTCOME])) {
+    if (s.values.count) row(Number(s.tags[VUS])).outcomes[s.tags[OUTCOME]] = s.values.count;
   }
   const iso = (v) => (typeof v === 'number' && Number.isFinite(v) && v > 0 ? new Date(v).toISOString() : null);
-  for (const s of submetrics(data, METRICS.reindexStartedAt, ['vus'])) if (s.values.count) row(Number(s.tags.vus)).startedAt = iso(s.values.min);
-  for (const s of submetrics(data, METRICS.reindexEndedAt, ['vus'])) if (s.values.count) row(Number(s.tags.vus)).endedAt = iso(s.values.max);
+  for (const s of submetrics(data, METRICS.reindexStartedAt, [VUS])) if (s.values.count) row(Number(s.tags[VUS])).startedAt = iso(s.values.min);
+  for (const s of submetrics(data, METRICS.reindexEndedAt, [VUS])) if (s.values.count) row(Number(s.tags[VUS])).endedAt = iso(s.values.max);
   return [...rows.values()].sort((a, b) => a.vus - b.vus);
 }
 

@@ -7,7 +7,7 @@ import { durationMs } from '../profiles.js';
 import { describeConfig } from '../config.js';
 import { TEMPLATE_NAMES } from '../search/templates.js';
 import { REINDEX_APIS } from '../search/reindex.js';
-import { METRICS, REINDEX_OUTCOMES } from '../metrics.js';
+import { METRICS, TAGS, REINDEX_OUTCOMES, subMetric } from '../metrics.js';
 import { parseFlag, oneOf } from '../settings.js';
 
 // No think time: PTF's search fragments have none (one login pause per thread only).
@@ -124,17 +124,17 @@ export const search = {
     for (const name of TEMPLATE_NAMES) {
       for (const v of vus) {
         for (const p of phases) {
-          extra.push([`${METRICS.httpDuration}{name:${name},vus:${v},phase:${p}}`, 'max>=0']);
-          extra.push([`${METRICS.searchSlow}{name:${name},vus:${v},phase:${p}}`, 'count>=0']);
+          extra.push([subMetric(METRICS.httpDuration, { [TAGS.name]: name, [TAGS.vus]: v, [TAGS.phase]: p }), 'max>=0']);
+          extra.push([subMetric(METRICS.searchSlow, { [TAGS.name]: name, [TAGS.vus]: v, [TAGS.phase]: p }), 'count>=0']);
         }
       }
     }
     if (run.reindex) {
       for (const v of vus) {
-        extra.push([`${METRICS.reindexDuration}{vus:${v}}`, 'max>=0']);
-        for (const o of REINDEX_OUTCOMES) extra.push([`${METRICS.reindexDuration}{vus:${v},outcome:${o}}`, 'max>=0']);
-        extra.push([`${METRICS.reindexStartedAt}{vus:${v}}`, 'max>=0']);
-        extra.push([`${METRICS.reindexEndedAt}{vus:${v}}`, 'max>=0']);
+        extra.push([subMetric(METRICS.reindexDuration, { [TAGS.vus]: v }), 'max>=0']);
+        for (const o of REINDEX_OUTCOMES) extra.push([subMetric(METRICS.reindexDuration, { [TAGS.vus]: v, [TAGS.outcome]: o }), 'max>=0']);
+        extra.push([subMetric(METRICS.reindexStartedAt, { [TAGS.vus]: v }), 'max>=0']);
+        extra.push([subMetric(METRICS.reindexEndedAt, { [TAGS.vus]: v }), 'max>=0']);
       }
     }
     return { vus: [], transactions: [], apiNames: [], extra };

@@ -79,3 +79,20 @@ test('a verdict is the same whether the body comes as text or as a document (k6 
   }
   assert.deepEqual(co.verify(201, bodies[0][1]).value, { loanId: 'l1', userId: 'u', itemId: 'i' });
 });
+
+test('the calls around the transactions: pages the caller filters, the first service point, the operator', () => {
+  const items = api.itemsPage('barcode=="i 1"', 1);
+  assert.equal(items.name, 'GET /inventory/items', 'the same name as the transactions\' lookup (sent with a prefix)');
+  assert.equal(items.url, '/inventory/items?query=barcode%3D%3D%22i%201%22&limit=1');
+  const page = items.verify(200, JSON.stringify({ items: [{ barcode: 'x' }], totalRecords: 1 }));
+  assert.deepEqual([page.ok, page.value.items[0].barcode], [true, 'x']);
+  assert.deepEqual(items.verify(200, '{"errors": []}').failed, ['has items[]']);
+  assert.equal(items.verify(500, 'down').ok, false);
+  const sp = api.firstServicePoint();
+  assert.equal(sp.url, '/service-points?limit=1');
+  assert.equal(sp.verify(200, JSON.stringify({ servicepoints: [{ id: 'sp1' }], totalRecords: 1 })).value, 'sp1');
+  assert.deepEqual(sp.verify(200, JSON.stringify({ servicepoints: [], totalRecords: 0 })).failed, ['has a service point']);
+  const me = api.userByUsername('folio_admin');
+  assert.equal(me.url, '/users?query=username%3D%3D%22folio_admin%22&limit=1');
+  assert.equal(api.loansPage('(itemId==x)', 1).name, 'GET /circulation/loans');
+});

@@ -354,6 +354,40 @@ func TestErrors(t *testing.T) {
 	}
 }
 
+// orChain is "a==1 or a==2 … a==n", flat (no nesting).
+func orChain(index string, n int) string {
+	var b strings.Builder
+	for i := 1; i <= n; i++ {
+		if i > 1 {
+			b.WriteString(" or ")
+		}
+		fmt.Fprintf(&b, "%s==%d", index, i)
+	}
+	return b.String()
+}
+
+// Only nesting was bounded: a flat chain of 20,000 terms took the storage
+// module 12 s and then a 500, 70,000 nearly 8 minutes. MaxTerms search
+// clauses pass, one more is refused before any translation, however the
+// terms are grouped, and not as a syntax error (cql-java has no such limit).
+func TestMaxTerms(t *testing.T) {
+	if _, err := ToSQL(orChain("barcode", MaxTerms), itemT, 1); err != nil {
+		t.Fatalf("%d terms: %v", MaxTerms, err)
+	}
+	for _, q := range []string{
+		orChain("barcode", MaxTerms+1),
+		orChain("barcode", 20000),
+		"barcode==(" + strings.ReplaceAll(orChain("", MaxTerms+1), "==", "") + ")",
+		"(" + orChain("barcode", MaxTerms/2) + ") and (" + orChain("status.name", MaxTerms/2+1) + ")",
+	} {
+		_, err := ToSQL(q, itemT, 1)
+		var ce *Error
+		if !errors.As(err, &ce) || !ce.TooManyTerms || ce.Syntax || ce.Msg != "query has more than 1024 search clauses" {
+			t.Errorf("%.60s… (%d bytes): %#v, want the MaxTerms refusal", q, len(q), err)
+		}
+	}
+}
+
 // BenchmarkToSQL: the translator runs on every storage GET; run with
 // go test -bench=ToSQL ./internal/cql/.
 func BenchmarkToSQL(b *testing.B) {

@@ -33,7 +33,7 @@ func ToSQL(query string, t Table, firstArg int) (SQL, error) {
 	if err != nil {
 		var ce *Error
 		if errors.As(err, &ce) {
-			ce.Syntax = true
+			ce.Syntax = !ce.TooManyTerms // cql-java has no such limit: not its CQLParseException
 		}
 		return SQL{}, err
 	}

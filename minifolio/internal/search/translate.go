@@ -1,6 +1,7 @@
 package search
 
 import (
+	"errors"
 	"fmt"
 	"strings"
 
@@ -37,13 +38,8 @@ type Translated struct {
 	Sort  []any
 }
 
-// maxTerms bounds the clauses of one query, far above any real search, so a
-// hostile query cannot make OpenSearch build a huge boolean tree.
-const maxTerms = 1024
-
 type translator struct {
-	r     *Resource
-	terms int
+	r *Resource
 }
 
 // Translate turns a CQL query into an OpenSearch query with mod-search's
@@ -51,6 +47,12 @@ type translator struct {
 // *QueryError; nothing panics, whatever the input (FuzzTranslate).
 func Translate(r *Resource, query string) (*Translated, error) {
 	q, err := cql.Parse(query)
+	var ce *cql.Error
+	if errors.As(err, &ce) && ce.TooManyTerms {
+		// cql.MaxTerms: far above any real search, so a hostile query cannot
+		// make OpenSearch build a huge boolean tree.
+		return nil, unsupported(fmt.Sprintf("The query has more than %d clauses", cql.MaxTerms), "", "")
+	}
 	if err != nil {
 		return nil, parseError(query, r.Name)
 	}
@@ -95,9 +97,6 @@ func fieldName(index string) string {
 }
 
 func (t *translator) node(n cql.Node) (map[string]any, error) {
-	if t.terms++; t.terms > maxTerms {
-		return nil, unsupported(fmt.Sprintf("The query has more than %d clauses", maxTerms), "", "")
-	}
 	switch n := n.(type) {
 	case *cql.Boolean:
 		l, err := t.node(n.Left)

@@ -5,6 +5,8 @@ import (
 	"errors"
 	"strings"
 	"testing"
+
+	"github.com/folio-perf/folio-perf/minifolio/internal/cql"
 )
 
 func dsl(t *testing.T, r *Resource, q string) string {
@@ -85,13 +87,19 @@ func TestTranslateRefusals(t *testing.T) {
 		{Instances, `title all x sortBy nosuch`, "Sort field not found or cannot be used", "sortField", "nosuch"},
 		{Instances, `title all x sortBy title/sort.ignoreCase`, "Unsupported sort modifier", "modifier", "sort.ignorecase"},
 		{Instances, `languages ==/string eng`, "Unsupported relation modifier: string", "modifier", "string"},
+		{Instances, strings.TrimSuffix(strings.Repeat("title all x or ", cql.MaxTerms+1), " or "),
+			"The query has more than 1024 clauses", "", ""},
 	}
 	for _, c := range cases {
 		_, err := Translate(c.r, c.query)
 		var qe *QueryError
 		if !errors.As(err, &qe) || qe.Msg != c.msg || qe.Key != c.key || qe.Value != c.value || qe.Code == "" || qe.Type == "" {
-			t.Errorf("%s: %#v, want %q (%s=%s)", c.query, err, c.msg, c.key, c.value)
+			t.Errorf("%.80s: %#v, want %q (%s=%s)", c.query, err, c.msg, c.key, c.value)
 		}
+	}
+	// cql.MaxTerms search clauses are one query, however they are grouped.
+	if _, err := Translate(Instances, strings.TrimSuffix(strings.Repeat("title all x or ", cql.MaxTerms), " or ")); err != nil {
+		t.Errorf("%d clauses: %v", cql.MaxTerms, err)
 	}
 }
 
