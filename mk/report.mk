@@ -35,3 +35,8 @@ test-e2e-report-mechanisms: $(BIN)/k6 $(BIN)/minifolio ## short CICO runs under 
 .PHONY: bench-leak
 bench-leak: $(BIN)/k6 $(BIN)/minifolio ## two 13-minute constant-load CICO runs (minifolio fast, then leak) and each module's RSS growth and leak verdict from their reports
 	@tools/bench-leak.sh
+
+# Not part of `make test` (about 12 minutes): the demo's two runs, reported and checked.
+.PHONY: test-e2e-report-demo
+test-e2e-report-demo: $(BIN)/k6 $(BIN)/minifolio search-data ## the demo's two runs (tools/demo.sh's settings) on the test stack: every Summary finding against the row it cites (needs the search stack)
+	@node --test --test-reporter=spec --test-concurrency=1 tests/e2e/report-demo.test.mjs

@@ -195,7 +195,7 @@ rm -f "$out/sample-loss.json"
 # The machine k6 runs on, for the run's record (lib/record.js MACHINE_ENV): k6 cannot read /proc.
 k6_env=(K6_ENV="${K6_ENV:-local}" TESTID="$TESTID" RELEASE="$RELEASE" PROFILE="$PROFILE" "${k6_target[@]}"
   K6_WEB_DASHBOARD=true K6_WEB_DASHBOARD_PORT=-1 K6_NO_USAGE_REPORT=true
-  FP_MACHINE_CORES="$(nproc)" FP_MACHINE_MEMORY_BYTES="$(awk '/^MemTotal:/ {print $2 * 1024}' /proc/meminfo)")
+  FP_MACHINE_CORES="$(nproc)" FP_MACHINE_MEMORY_BYTES="$(awk '/^MemTotal:/ {printf "%.0f", $2 * 1024}' /proc/meminfo)")
 if [ "$RUNNERS" -eq 1 ]; then
   K6_INFLUXDB_LOSS_FILE="$out/sample-loss.json" K6_WEB_DASHBOARD_EXPORT="$out/k6-report.html" env "${k6_env[@]}" \
     bin/k6 run "${quiet[@]}" --address= -o "influxdb-lp=http://127.0.0.1:$FP_INFLUX_PORT/k6" "$script"
