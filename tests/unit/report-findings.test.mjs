@@ -160,7 +160,12 @@ test('memory: the leak verdict per module; too short a window cannot judge', () 
   assert.equal(m.length, 1);
   assert.match(m[0].text, /^`mod-circulation` leaks memory: \+\d+\.\d MiB\/h, \+\d+\.\d% over the judged window$/);
   const flat = report(cico, data({ modules: [{ module: 'okapi', cpu: [], mem: data().modules[1].mem }] }), cicoTools).by('memory')[0];
-  assert.equal(flat.text, 'No module leaks memory by the leak rule');
+  assert.equal(flat.text, 'No module leaks memory by the leak rule, and none grew');
+  // a slow creep under the rule's bounds: no leak, and the module that grew most named with its row
+  const creep = Array.from({ length: 61 }, (_, i) => [i * 10_000, (100 + i * 0.01) * MiB]);
+  const grew = report(cico, data({ modules: [{ module: 'mod-users', cpu: [], mem: creep }, data().modules[1]] }), cicoTools).by('memory')[0];
+  assert.match(grew.text, /^No module leaks memory by the leak rule; the most growth: `mod-users` \+\d+\.\d MiB\/h \(\+\d+\.\d% of its average per hour, R² 1\.00\)$/);
+  assert.equal(grew.row, 'mod-users');
   const short = report(cico, data({ steps: [{ vus: 1, fromMs: 0, toMs: 60_000 }], modules: [{ module: 'okapi', cpu: [], mem: [[0, 1], [60_000, 2]] }] }), cicoTools).by('memory')[0];
   assert.match(short.cannot, /too short for the leak rule/);
 });

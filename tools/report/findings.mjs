@@ -150,7 +150,12 @@ export const memory = {
     const verdicts = b.rows.map((_, i) => cellOf(b, i, 'Verdict'));
     const leaks = verdicts.map((v, i) => [v, i]).filter(([v]) => v === 'leak');
     if (leaks.length) return leaks.slice(0, 3).map(([, i]) => finding(`${code(cellOf(b, i, 'Module'))} leaks memory: ${cellOf(b, i, 'Growth MiB/h')} MiB/h, ${cellOf(b, i, 'Growth in window')} over the judged window`, 'longevity-memory', b.keys[i]));
-    if (verdicts.includes('no leak')) return [finding('No module leaks memory by the leak rule', 'longevity-memory')];
+    if (verdicts.includes('no leak')) {
+      // the module whose memory grew most (the table is sorted by growth per hour), when one grew
+      const i = verdicts.findIndex((v, j) => v === 'no leak' && valueOf(b, j, 'Growth MiB/h') > 0);
+      if (i < 0) return [finding('No module leaks memory by the leak rule, and none grew', 'longevity-memory')];
+      return [finding(`No module leaks memory by the leak rule; the most growth: ${code(cellOf(b, i, 'Module'))} ${cellOf(b, i, 'Growth MiB/h')} MiB/h (${cellOf(b, i, 'Growth %/h')} of its average per hour, R² ${cellOf(b, i, 'R²')})`, 'longevity-memory', b.keys[i])];
+    }
     if (verdicts.includes('too short')) return cannot('the judged window (the longest step without its first fifth) is too short for the leak rule');
     return cannot('only processes the leak rule does not judge were collected');
   },
