@@ -176,17 +176,36 @@ var (
 	stringFieldEscaper = strings.NewReplacer(`"`, `\"`, `\`, `\\`)
 )
 
+// appendEscaped appends a measurement, tag key, tag value or field key. Two
+// things line protocol cannot carry there are rewritten (influxdb1-client, and
+// so k6's own output, sends them as they are, and InfluxDB 1.x then stores the
+// rest of the line as another point, or refuses the write): a line break, written
+// as the two characters \n (or \r), which InfluxDB keeps as they are; and
+// backslashes at the end, written as %5C each (their URL encoding). InfluxDB
+// 1.x takes a separator right after a backslash as escaped, so a trailing
+// backslash cannot be written in any form ("invalid tag format"); one before an
+// escaped character is fine and stays.
 func appendEscaped(b []byte, s, special string) []byte {
-	if !strings.ContainsAny(s, special) {
+	tail := len(s)
+	for tail > 0 && s[tail-1] == '\\' {
+		tail--
+	}
+	if tail == len(s) && !strings.ContainsAny(s, special) && !strings.ContainsAny(s, "\n\r") {
 		return append(b, s...)
 	}
-	for i := 0; i < len(s); i++ {
-		if strings.IndexByte(special, s[i]) >= 0 {
-			b = append(b, '\\')
+	for i := 0; i < tail; i++ {
+		switch c := s[i]; {
+		case c == '\n':
+			b = append(b, `\n`...)
+		case c == '\r':
+			b = append(b, `\r`...)
+		case strings.IndexByte(special, c) >= 0:
+			b = append(b, '\\', c)
+		default:
+			b = append(b, c)
 		}
-		b = append(b, s[i])
 	}
-	return b
+	return append(b, strings.Repeat("%5C", len(s)-tail)...)
 }
 
 func escapeString(s, special string) string { return string(appendEscaped(nil, s, special)) }

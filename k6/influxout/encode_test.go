@@ -175,3 +175,16 @@ func BenchmarkEncode(b *testing.B) {
 		}
 	})
 }
+
+// What line protocol cannot carry in a tag is rewritten so that each sample
+// stays one line InfluxDB parses (influxdb_test.go checks InfluxDB's side).
+func TestEscapingOfLineBreaksAndTrailingBackslashes(t *testing.T) {
+	for in, want := range map[string]string{
+		"plain": "plain", "a b,c=d": `a\ b\,c\=d`, "l1\nl2": `l1\nl2`, "x\r\n": `x\r\n`,
+		`end\`: "end%5C", `two\\`: "two%5C%5C", `mid\ x`: `mid\\ x`, `\`: "%5C", "": "",
+	} {
+		if got := escapeString(in, tagEscapes); got != want {
+			t.Errorf("tag value %q: %q, want %q", in, got, want)
+		}
+	}
+}

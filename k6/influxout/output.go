@@ -26,6 +26,7 @@ package influxout
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -349,9 +350,18 @@ func (o *Output) post(path string, q url.Values, body []byte, timeout time.Durat
 		return 0, "", err
 	}
 	defer resp.Body.Close()
-	msg, _ := io.ReadAll(io.LimitReader(resp.Body, 4096))
+	// Up to 1 MiB: a partial write lists every line InfluxDB could not parse and
+	// puts its dropped=N count last, and the sender counts both.
+	msg, _ := io.ReadAll(io.LimitReader(resp.Body, 1<<20))
 	if resp.StatusCode != http.StatusNoContent && resp.StatusCode != http.StatusOK {
-		return resp.StatusCode, strings.TrimSpace(string(msg)), fmt.Errorf("%s answered %d: %s", path, resp.StatusCode, strings.TrimSpace(string(msg)))
+		text := strings.TrimSpace(string(msg))
+		var e struct { // InfluxDB's JSON error body: its message
+			Error string `json:"error"`
+		}
+		if json.Unmarshal(msg, &e) == nil && e.Error != "" {
+			text = e.Error
+		}
+		return resp.StatusCode, text, fmt.Errorf("%s answered %d: %s", path, resp.StatusCode, firstLine(unparsed.ReplaceAllString(text, "unable to parse a line: ")))
 	}
 	return resp.StatusCode, "", nil
 }

@@ -50,7 +50,9 @@ type poster func(path string, q url.Values, body []byte, timeout time.Duration) 
 //     bytes themselves (400 unparseable or a field type conflict, 401/403 bad
 //     credentials, 404 no such database): sending them again gets the same
 //     answer, and retrying would only hold up the batches behind them. A 400
-//     "partial write" counts only the points InfluxDB says it dropped.
+//     "partial write" keeps the other points: lost are those InfluxDB says it
+//     dropped (dropped=N) plus each line it could not parse, which InfluxDB
+//     1.x lists ("unable to parse '<line>': ...") but does not count in N.
 type sender struct {
 	cfg    Config
 	logger logrus.FieldLogger
@@ -143,7 +145,29 @@ func (s *sender) run() {
 	}
 }
 
-var partialDropped = regexp.MustCompile(`dropped=(\d+)`)
+var (
+	partialDropped = regexp.MustCompile(`dropped=(\d+)`)
+	// InfluxDB quotes the line it could not parse: never into a log or the loss
+	// report (its tags are the run's), and the reason stays one per kind.
+	unparsed = regexp.MustCompile(`unable to parse '.*?': `)
+)
+
+// refused is how many of a batch's points a 4xx answer cost: all of them,
+// unless InfluxDB says it kept the others (a partial write).
+func refused(msg string, points int) int {
+	if !strings.Contains(msg, "partial write") {
+		return points
+	}
+	n := strings.Count(msg, "unable to parse ")
+	if m := partialDropped.FindStringSubmatch(msg); m != nil {
+		d, _ := strconv.Atoi(m[1])
+		n += d
+	}
+	if n == 0 || n > points {
+		return points // a partial write that names no count: assume the worst
+	}
+	return n
+}
 
 // write sends b until it is written or given up (see sender).
 func (s *sender) write(b *batch) {
@@ -181,13 +205,8 @@ func (s *sender) write(b *batch) {
 			s.write(second)
 			return
 		case status >= 400 && status < 500 && status != http.StatusRequestTimeout && status != http.StatusTooManyRequests:
-			lost := b.points
-			if m := partialDropped.FindStringSubmatch(msg); m != nil && strings.Contains(msg, "partial write") {
-				if n, err := strconv.Atoi(m[1]); err == nil && n <= b.points {
-					lost = n
-				}
-			}
-			s.count(b.points-lost, lost, fmt.Sprintf("%d: %s", status, firstLine(msg)))
+			lost := refused(msg, b.points)
+			s.count(b.points-lost, lost, fmt.Sprintf("%d: %s", status, firstLine(unparsed.ReplaceAllString(msg, "unable to parse a line: "))))
 			return
 		}
 		if s.cfg.RetryTimeout <= 0 || s.now().Sub(b.born)+backoff > s.cfg.RetryTimeout {

@@ -3,8 +3,8 @@ package influxout
 import (
 	"bufio"
 	"context"
-	"errors"
 	"encoding/json"
+	"errors"
 	"io"
 	"math"
 	"net/http"

@@ -93,7 +93,7 @@ function planRun(wf, run, read, env, load) {
   // k6 cannot create directories, and handleSummary's files fail if results/<testid>/ is missing:
   // `make run` creates it; a direct run is told how (see handleSummary).
   // One runner of a split run (INSTANCE) writes its summary beside the others', under runners/<i>/;
-  // tools/run-runners.sh merges them into results/<testid>/summary.json.
+  // folio-perf run (tools/run/k6.mjs) merges them into results/<testid>/summary.json.
   const resultsDir = env.INSTANCE ? `results/${testid}/runners/${env.INSTANCE}` : `results/${testid}`;
   const resultsDirExists = env.TESTID ? isDirectory(read, resultsDir) : false;
 
@@ -108,6 +108,7 @@ function planRun(wf, run, read, env, load) {
     // No userAgent: k6's own ("Grafana k6/<version>") is how setup() learns the k6 version for
     // the run's record (stock k6 has no other way to tell a script). Per-request timeouts are set
     // in lib/k6/http.js.
+    systemTags: SYSTEM_TAGS,
   };
   return {
     ...run,
@@ -122,6 +123,11 @@ function planRun(wf, run, read, env, load) {
     describe: () => wf.describe(run, env),
   };
 }
+
+// k6's default system tags but `url`. Every request's own URL (its ids and barcodes) would be a new
+// tag set per request, which k6 builds and keeps for the rest of the run, and a field of every
+// sample in InfluxDB; `name`, the templated path, is what the tables, dashboards and thresholds read.
+export const SYSTEM_TAGS = ['proto', 'subproto', 'status', 'method', 'name', 'group', 'check', 'error', 'error_code', 'tls_version', 'scenario', 'service', 'expected_response'];
 
 // INSTANCE names one runner of a run split over several k6 processes (make run RUNNERS=N sets it):
 // its samples carry the tag instance=<INSTANCE> beside the shared testid. Low cardinality: a

@@ -353,8 +353,9 @@ func LocalPortsOnly(p *types.Project) []string {
 }
 
 // SecretsFromEnv: in the file as written (before interpolation) every
-// password value is a variable reference, never a literal, and so is the
-// password part of every URL with credentials.
+// password value is a variable reference, never a literal; and no URL carries
+// a password at all, not even one from a variable: compose cannot URL-encode
+// it, so a password with @ # / ? % breaks the URL (PGPASSWORD carries it).
 func SecretsFromEnv(file string) []string {
 	var doc struct {
 		Services map[string]struct {
@@ -378,6 +379,8 @@ func SecretsFromEnv(file string) []string {
 			}
 			if m := credURL.FindStringSubmatch(v); m != nil && !strings.HasPrefix(m[1], "${") {
 				f = append(f, fmt.Sprintf("%s: %s carries a literal password in a URL", name, k))
+			} else if m != nil {
+				f = append(f, fmt.Sprintf("%s: %s puts %s into a URL, which one with @ # / ? %% breaks: use a URL without it and PGPASSWORD", name, k, m[1]))
 			}
 		}
 	}

@@ -2,6 +2,7 @@
 // clients for it. `make test` (tools/test.sh) starts the stack and sets the
 // FP_* variables; run alone, a test says which variable is missing.
 import { spawn, spawnSync } from 'node:child_process';
+import { readdirSync, readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { localEnv } from '../../tools/local-env.mjs';
@@ -67,6 +68,43 @@ export function run(cmd, args, { env: extra = {}, timeoutMs = 120_000, cwd = rep
   return { status: r.status, stdout: r.stdout, stderr: r.stderr };
 }
 
+// startFolioPerf starts `folio-perf ARGS` (default: run) in a process group of its own, as a
+// terminal starts a command: signal(sig) sends to the group as Ctrl-C does, done(seconds) waits
+// for the end (bounded: past it the group is killed) and gives { code, out }; vars add to the
+// environment.
+export function startFolioPerf(vars, args = ['run']) {
+  const child = spawn(process.execPath, [join(repo, 'tools', 'folio-perf.mjs'), ...args], {
+    cwd: repo,
+    detached: true,
+    env: childEnv(vars),
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let out = '';
+  child.stdout.on('data', (d) => (out += d));
+  child.stderr.on('data', (d) => (out += d));
+  const exited = new Promise((resolve) => child.on('close', (code, signal) => resolve(code ?? signal)));
+  const killGroup = () => {
+    try {
+      process.kill(-child.pid, 'SIGKILL');
+    } catch {
+      // gone
+    }
+  };
+  return {
+    child,
+    output: () => out,
+    signal: (sig) => process.kill(-child.pid, sig),
+    killGroup,
+    async done(seconds) {
+      let timer;
+      const code = await Promise.race([exited, new Promise((r) => (timer = setTimeout(() => r('timeout'), seconds * 1000)))]);
+      clearTimeout(timer);
+      if (code === 'timeout') killGroup();
+      return { code, out };
+    },
+  };
+}
+
 // folioPerf runs `node tools/folio-perf.mjs ARGS` (report, compare, ...) against the stack's
 // InfluxDB; extra adds or overrides environment variables.
 export function folioPerf(args, extra = {}) {
@@ -114,3 +152,38 @@ export function mdTable(text, captionStart) {
   for (let i = at + 2; i < lines.length && lines[i].startsWith('|'); i++) rows.push(lines[i].slice(2, -2).split(' | '));
   return { caption: lines[at], head: rows[0], rows: rows.slice(2) }; // header, separator, then the rows
 }
+
+// The processes whose parent is pid, and theirs (from /proc): what a command started, to check
+// that none outlives it, or to find one of them (e.g. a runner's k6) to signal.
+export function descendants(pid) {
+  const children = new Map();
+  for (const d of readdirSync('/proc').filter((n) => /^\d+$/.test(n))) {
+    try {
+      const ppid = Number(readFileSync(`/proc/${d}/stat`, 'utf8').replace(/^.*\) /s, '').split(' ')[1]);
+      if (!children.has(ppid)) children.set(ppid, []);
+      children.get(ppid).push(Number(d));
+    } catch {
+      // gone meanwhile
+    }
+  }
+  const out = [];
+  const walk = (p) => (children.get(p) || []).forEach((c) => (out.push(c), walk(c)));
+  walk(pid);
+  return out;
+}
+export const alive = (pid) => {
+  try {
+    process.kill(pid, 0);
+    return !/^\S+ \S+ Z/.test(readFileSync(`/proc/${pid}/stat`, 'utf8').replace(/^(\d+) \(.*\) /s, '$1 x '));
+  } catch {
+    return false;
+  }
+};
+export const cmdline = (pid) => {
+  try {
+    return readFileSync(`/proc/${pid}/cmdline`, 'utf8').replace(/\0/g, ' ').trim();
+  } catch {
+    return '';
+  }
+};
+

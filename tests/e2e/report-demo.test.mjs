@@ -1,5 +1,5 @@
 // The demo's two runs, reported: tools/demo.sh's own `make run` settings (read from the script, so
-// the test follows it), each run through tools/run.sh on the tests' stack, then `folio-perf
+// the test follows it), each run through `folio-perf run` on the tests' stack, then `folio-perf
 // report`. Every finding of each Summary holds the numbers of the row it cites, the Summary sits
 // above the first table, and each report describes what its run's start recorded. About 12
 // minutes (CICO 4 x 1 min at up to 20 users; mod-search 30 s warm-up and 4 x 1 min with a
@@ -37,7 +37,7 @@ before(async () => {
   for (const vars of runs) {
     const workflow = vars.WORKFLOW || 'cico';
     const testid = `e2e-report-demo-${workflow}-${stamp}`;
-    const r = run(join(repo, 'tools', 'run.sh'), [], { env: { ...vars, TESTID: testid }, timeoutMs: 1_200_000 });
+    const r = run(process.execPath, [join(repo, 'tools', 'folio-perf.mjs'), 'run'], { env: { ...vars, TESTID: testid }, timeoutMs: 1_200_000 });
     assert.equal(r.status, 0, `${workflow}: ${r.stdout.slice(-3000)}${r.stderr}`);
     const rep = folioPerf(['report', testid]);
     assert.equal(rep.status, 0, rep.stdout + rep.stderr);

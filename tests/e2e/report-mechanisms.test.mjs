@@ -1,5 +1,5 @@
 // The report's database and longevity sections on a real run: a short CICO run under minifolio's
-// `missing-index` profile (tools/run.sh snapshots pg_stat_statements and the module logs' line
+// `missing-index` profile (folio-perf run snapshots pg_stat_statements and the module logs' line
 // counts around k6), then the report. Its without-index table shows the profile's mechanism
 // (mod-circulation-storage logs RMB's line for the dropped loan.userId index), its statement
 // counts agree with the run's transactions, its connections and per-period response times with
@@ -27,7 +27,7 @@ let md;
 
 
 before(() => {
-  const r = run(join(repo, 'tools', 'run.sh'), [], {
+  const r = run(process.execPath, [join(repo, 'tools', 'folio-perf.mjs'), 'run'], {
     env: { PROFILE: 'smoke', VUS: '2', DURATION: '30s', MINIFOLIO_PROFILE: 'missing-index', TESTID: testid, SEED_ITEMS: '3000', SEED_USERS: '100', SEED_LOANS: '100' },
     timeoutMs: 300_000,
   });
@@ -143,7 +143,7 @@ test('longevity: a 30-second run is not judged (no Longevity section, the Summar
 // profile may fail the thresholds (k6's 99), which is the gate doing its job; the run is complete.
 function profileRun(profile, vars, okExits = [0]) {
   const id = `${testid}-${profile}`;
-  const r = run(join(repo, 'tools', 'run.sh'), [], { env: { PROFILE: 'smoke', VUS: '2', MINIFOLIO_PROFILE: profile, TESTID: id, ...vars }, timeoutMs: 400_000 });
+  const r = run(process.execPath, [join(repo, 'tools', 'folio-perf.mjs'), 'run'], { env: { PROFILE: 'smoke', VUS: '2', MINIFOLIO_PROFILE: profile, TESTID: id, ...vars }, timeoutMs: 400_000 });
   assert.ok(okExits.includes(r.status), `exit ${r.status}\n${r.stdout}${r.stderr}`);
   const rep = cli(['report', id]);
   assert.equal(rep.status, 0, rep.stdout + rep.stderr);

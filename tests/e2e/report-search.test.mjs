@@ -22,7 +22,7 @@ before(async () => {
   const os = `http://127.0.0.1:${env('FP_OPENSEARCH_PORT')}`;
   const up = await fetch(`${os}/_cluster/health`).then((r) => r.ok, () => false);
   assert.ok(up, `OpenSearch is not answering at ${os}; fix: start the search stack (stack/stack.sh up search) before this suite`);
-  const r = run(join(repo, 'tools', 'run.sh'), [], {
+  const r = run(process.execPath, [join(repo, 'tools', 'folio-perf.mjs'), 'run'], {
     env: { WORKFLOW: 'search', PROFILE: 'smoke', VUS: '1,2', DURATION: '20s', MINIFOLIO_PROFILE: 'fast', TESTID: testid, REINDEX_TENANT: 'fs09000001', REINDEX_POLL: '1s', SEED_ITEMS: '3000', SEED_USERS: '100', SEED_LOANS: '100' },
     timeoutMs: 420_000,
   });

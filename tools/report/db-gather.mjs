@@ -1,5 +1,5 @@
 // The I/O half of the database and longevity sections: the run directory's snapshot files
-// (tools/run.sh), module log files a user points at (--module-logs, for a real FOLIO), and the
+// (folio-perf run), module log files a user points at (--module-logs, for a real FOLIO), and the
 // InfluxDB queries for connections and per-period response times.
 import { existsSync, readFileSync, readdirSync, statSync } from 'node:fs';
 import { join, basename } from 'node:path';

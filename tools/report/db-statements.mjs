@@ -1,5 +1,5 @@
 // The database section's pure half: pg_stat_statements snapshots taken before and after k6
-// (tools/run.sh writes results/<testid>/pg-statements-{start,end}.json) diffed into what the run
+// (folio-perf run writes results/<testid>/pg-statements-{start,end}.json) diffed into what the run
 // itself executed, and RMB's "Doing … without index" lines counted per module, either from
 // line-count snapshots or from log lines dated inside the run's window.
 
