@@ -585,8 +585,18 @@ async function aloneVsUnderReindex() {
 
 // BENCH_SEARCH_PARTS (e.g. "1" or "1,3") runs only those parts; the exit
 // status then covers only them.
+/** One line on what OpenSearch runs with: the node's heap, and each benchmark index's shards, size and documents. */
+async function openSearchSettings() {
+  const node = Object.values((await call(`${opensearch}/_nodes/stats/jvm`)).json?.nodes ?? {})[0];
+  const heap = node ? `${(node.jvm.mem.heap_max_in_bytes / 2 ** 20).toFixed(0)} MiB heap` : 'heap unknown';
+  const indexes = (await call(`${opensearch}/_cat/indices/folio_instance_*?format=json&bytes=b&h=index,pri,rep,docs.count,store.size`)).json ?? [];
+  const each = indexes.map((i) => `${i.index} ${i.pri} shard(s), ${i.rep} replica(s), ${Number(i['docs.count']).toLocaleString('en')} documents, ${(Number(i['store.size']) / 1e9).toFixed(2)} GB`);
+  console.log(`OpenSearch: ${heap}; ${each.join('; ') || 'no instance index'}`);
+}
+
 const parts = new Set((process.env.BENCH_SEARCH_PARTS || '1,2,3').split(',').map((s) => s.trim()));
 const headers = await login();
+await openSearchSettings();
 const met1 = parts.has('1') ? await reindexVsBulk(headers) : true;
 const met2 = parts.has('2') ? await templatesVsDirect() : true;
 if (parts.has('4')) await templatesBySize();

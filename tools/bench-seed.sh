@@ -23,7 +23,7 @@ FLOOR=${BENCH_SEED_FLOOR:-1}
 tenant=bench_seed
 die() { echo "bench-minifolio-seed: $1. Fix: $2" >&2; exit 1; }
 [ -n "${FP_PG_DSN:-}" ] || die "FP_PG_DSN is not set" \
-  "make stack-up, then export FP_PG_DSN=\$(. tools/defaults.sh && fp_minifolio_db)"
+  'make stack-up, then export FP_PG_DSN=$(. tools/defaults.sh && fp_minifolio_db)'
 [[ $ROUNDS =~ ^[1-9][0-9]*$ ]] || die "BENCH_SEED_ROUNDS=$ROUNDS is not a positive number" "e.g. BENCH_SEED_ROUNDS=3"
 export MINIFOLIO_DB=$FP_PG_DSN
 # psql gets the connection as PG* variables, so the password never shows in ps.
@@ -131,7 +131,7 @@ floor_round() {
   lanes "SET synchronous_commit = off;" "${copies[@]}"
   local copied
   copied=$(sub "$(now)" "$t0")
-  lanes "SET maintenance_work_mem = '512MB';" "${indexes[@]}"
+  lanes "SET maintenance_work_mem = '512MB'; SET max_parallel_maintenance_workers = 0;" "${indexes[@]}"
   lanes "" "${analyze[@]}"
   wall=$(sub "$(now)" "$t0")
   pgcpu=$(sub "$(pg_cpu)" "$c0")
