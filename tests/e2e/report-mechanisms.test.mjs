@@ -28,7 +28,7 @@ let md;
 
 before(() => {
   const r = run(process.execPath, [join(repo, 'tools', 'folio-perf.mjs'), 'run'], {
-    env: { PROFILE: 'smoke', VUS: '2', DURATION: '30s', MINIFOLIO_PROFILE: 'missing-index', TESTID: testid, SEED_ITEMS: '3000', SEED_USERS: '100', SEED_LOANS: '100' },
+    env: { PROFILE: 'smoke', VUS: '2', DURATION: '30s', MINIFOLIO_PROFILE: 'missing-index', TESTID: testid },
     timeoutMs: 300_000,
   });
   assert.equal(r.status, 0, r.stdout + r.stderr);

@@ -23,7 +23,7 @@ before(async () => {
   const up = await fetch(`${os}/_cluster/health`).then((r) => r.ok, () => false);
   assert.ok(up, `OpenSearch is not answering at ${os}; fix: start the search stack (stack/stack.sh up search) before this suite`);
   const r = run(process.execPath, [join(repo, 'tools', 'folio-perf.mjs'), 'run'], {
-    env: { WORKFLOW: 'search', PROFILE: 'smoke', VUS: '1,2', DURATION: '20s', MINIFOLIO_PROFILE: 'fast', TESTID: testid, REINDEX_TENANT: 'fs09000001', REINDEX_POLL: '1s', SEED_ITEMS: '3000', SEED_USERS: '100', SEED_LOANS: '100' },
+    env: { WORKFLOW: 'search', PROFILE: 'smoke', VUS: '1,2', DURATION: '20s', MINIFOLIO_PROFILE: 'fast', TESTID: testid, REINDEX_TENANT: 'fs09000001', REINDEX_POLL: '1s' },
     timeoutMs: 420_000,
   });
   assert.equal(r.status, 0, r.stdout + r.stderr);

@@ -1,5 +1,5 @@
-// The report's Summary: findings first, each from a written-down rule (docs/report.md, "The
-// summary's rules"), each with its figure and the table row it came from. A rule reads the finished
+// The report's Summary: findings first, each from a written-down rule (docs/report.md, section
+// "Summary"), each with its figure and the table row it came from. A rule reads the finished
 // tables (tables the pages show), never the raw data beside them, so every number a finding states
 // is a cell of the row it cites; a rule that cannot judge (too short a run, one user count, no
 // previous release) says why instead of guessing. The workflow's own rules come from its tools
