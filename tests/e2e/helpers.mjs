@@ -141,12 +141,12 @@ export function runAsync(cmd, args, { env: childEnv, timeoutMs = 60_000, cwd = r
 }
 
 /**
- * The Markdown table under the caption line `**captionStart…**` of a folio-perf report:
+ * The Markdown table under the caption line `**[Table N. ]captionStart…**` of a folio-perf report:
  * the caption line, the header cells and the rows as arrays of cells.
  */
 export function mdTable(text, captionStart) {
   const lines = text.split('\n');
-  const at = lines.findIndex((l) => l.startsWith(`**${captionStart}`));
+  const at = lines.findIndex((l) => l.replace(/^\*\*Table \d+\. /, '**').startsWith(`**${captionStart}`));
   if (at < 0) throw new Error(`no table "${captionStart}" in the report`);
   const rows = [];
   for (let i = at + 2; i < lines.length && lines[i].startsWith('|'); i++) rows.push(lines[i].slice(2, -2).split(' | '));

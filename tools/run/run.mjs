@@ -12,7 +12,7 @@
 // make's own 2.
 import { existsSync, mkdirSync, readdirSync, rmdirSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
-import { constants as osConstants } from 'node:os';
+import { availableParallelism, constants as osConstants, totalmem } from 'node:os';
 import { ROOT, stackDefaults } from '../cli/stack-defaults.mjs';
 import { forwardSignals, runChild, signalsReceived } from './children.mjs';
 import { stackAnswers } from './stack-answers.mjs';
@@ -22,6 +22,7 @@ import { externalName } from './target.mjs';
 import { platformArgs } from './platform.mjs';
 import { logIn, targetConfig, TargetError } from './folio-session.mjs';
 import { dbSnapshot } from './db-snapshot.mjs';
+import { MACHINE_ENV } from '../../lib/record.js';
 import { startProgress } from './progress.mjs';
 import { runOne, runRunners } from './k6.mjs';
 import { judgeSampleLoss } from './sample-loss.mjs';
@@ -117,6 +118,9 @@ export async function runCommand(userEnv, { tty = Boolean(process.stdout.isTTY) 
     K6_WEB_DASHBOARD: 'true',
     K6_WEB_DASHBOARD_PORT: '-1',
     K6_NO_USAGE_REPORT: 'true',
+    // The machine k6 runs on, for the run's record (lib/record.js): k6 cannot read /proc.
+    [MACHINE_ENV.cores]: String(availableParallelism()),
+    [MACHINE_ENV.memoryBytes]: String(totalmem()),
     ...(plan.external ? {} : { FOLIO_URL: minifolioUrl, FOLIO_DB_PORT: defaults.FP_PG_PORT }),
   };
   let cfg;
@@ -186,7 +190,7 @@ export async function runCommand(userEnv, { tty = Boolean(process.stdout.isTTY) 
   if (grafana) say(grafanaLine(grafana));
   // The release report of this run (tables, module CPU/memory, charts) is one command away.
   if (existsSync(join(out, 'summary.json'))) {
-    say(`==> report: folio-perf report ${plan.testid} --folio-url ${cfg.folio.url}`);
+    say(`==> report: folio-perf report ${plan.testid} [--against <previous release's testid or baseline>]`);
     say(`    (or: make report TESTID=${plan.testid}) writes ${out}/report.md and ${out}/report.html`);
   }
   if (rc === 99) {
