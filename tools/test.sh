@@ -7,7 +7,7 @@
 set -uo pipefail
 # shellcheck source=tools/local-env.sh
 . "$(dirname "$0")/local-env.sh" # only tools/local-env.allow's part of the caller's environment
-cd "$(dirname "$0")/.."
+cd "$(dirname "$0")/.." || exit 1
 repo=$PWD
 logs=$repo/.stack/logs
 mkdir -p "$logs"
