@@ -31,3 +31,7 @@ test-e2e-scale: $(BIN)/k6 $(BIN)/minifolio ## make run RUNNERS=1/2/4 with the sa
 .PHONY: test-e2e-local-only
 test-e2e-local-only: $(BIN)/k6 $(BIN)/minifolio ## a sentinel as the user's FOLIO: make test/drills/demo/perf-gate/bench-* with its settings exported never contact it; FP_LOCAL_ONLY refusals
 	@node --test --test-reporter=spec --test-concurrency=1 tests/e2e/local-only.test.mjs
+
+.PHONY: test-e2e-eureka-workflows
+test-e2e-eureka-workflows: $(BIN)/k6 $(BIN)/minifolio opensearch search-data keycloak ## both workflows on lotus (Okapi), sunflower and trillium (Eureka), 0 failed requests; 20-second tokens refreshed by every VU; an empty authority index said at the start
+	@node --test --test-reporter=spec --test-concurrency=1 tests/e2e/eureka-workflows.test.mjs
