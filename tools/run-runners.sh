@@ -60,12 +60,12 @@ for ((i = 1; i <= n; i++)); do
 done
 trap - INT
 
-# Sample loss of the run: the runners' counts added up (tools/run.sh judges it as for one process).
+# Sample loss of the run: the runners' counts added up, with how many runners wrote one of the n
+# (tools/run.sh judges it as for one process, and fewer files than runners as an unknown loss).
 node -e '
   const fs = require("fs");
-  const files = process.argv.slice(2).filter((f) => fs.existsSync(f));
-  if (files.length === 0) process.exit(0);
-  const t = { samples: 0, written: 0, dropped: 0, reasons: {}, runners: files.length };
+  const files = process.argv.slice(3).filter((f) => fs.existsSync(f));
+  const t = { samples: 0, written: 0, dropped: 0, reasons: {}, runners: files.length, runnersExpected: Number(process.argv[2]) };
   for (const f of files) {
     const l = JSON.parse(fs.readFileSync(f, "utf8"));
     t.samples += l.samples || 0; t.written += l.written || 0; t.dropped += l.dropped || 0;
@@ -73,7 +73,7 @@ node -e '
   }
   t.share = t.samples ? t.dropped / t.samples : 0;
   fs.writeFileSync(process.argv[1], JSON.stringify(t, null, 2) + "\n");
-' "$out/sample-loss.json" "$out"/runners/*/sample-loss.json || echo "==> samples: the runners' sample-loss files could not be added up"
+' "$out/sample-loss.json" "$n" "$out"/runners/*/sample-loss.json || echo "==> samples: the runners' sample-loss files could not be added up"
 
 node tools/verdict/merge-summary.mjs "$TESTID" --influx "$influx" --runners "$n" ||
   echo "==> summary: the runners' summaries could not be merged; each runner's is in $out/runners/<i>/summary.json"

@@ -165,6 +165,12 @@ PROGRESS_EVERY=${PROGRESS_EVERY:-60}
 [[ "$PROGRESS_EVERY" =~ ^[1-9][0-9]*$ ]] || die "PROGRESS_EVERY '$PROGRESS_EVERY' is not a number of seconds" "use e.g. PROGRESS_EVERY=60"
 quiet=(--quiet)
 progress_pid=
+influx_auth() { # curl's config lines for InfluxDB's credentials (none without K6_INFLUXDB_USERNAME)
+  local u=${K6_INFLUXDB_USERNAME:-} p=${K6_INFLUXDB_PASSWORD:-}
+  [ -n "$u" ] || return 0
+  u=${u//\\/\\\\} p=${p//\\/\\\\}
+  printf 'user = "%s:%s"\n' "${u//\"/\\\"}" "${p//\"/\\\"}"
+}
 progress() { # requests of the last interval, from InfluxDB; ends when run.sh kills it
   local t0=$SECONDS sp n q
   trap 'kill "$sp" 2>/dev/null; exit 0' TERM
@@ -174,7 +180,9 @@ progress() { # requests of the last interval, from InfluxDB; ends when run.sh ki
     sleep "$PROGRESS_EVERY" >/dev/null 2>&1 &
     sp=$!
     wait "$sp"
-    n=$(curl -fsS -G --max-time 5 "http://127.0.0.1:$FP_INFLUX_PORT/query" --data-urlencode db=k6 --data-urlencode "q=$q" 2>/dev/null |
+    # InfluxDB's credentials, when it has auth enabled (k6's K6_INFLUXDB_USERNAME/PASSWORD), reach
+    # curl as its config on stdin (printf is the shell's own: never an argument anyone can list).
+    n=$(influx_auth | curl -K - -fsS -G --max-time 5 "http://127.0.0.1:$FP_INFLUX_PORT/query" --data-urlencode db=k6 --data-urlencode "q=$q" 2>/dev/null |
       node -e 'let t="";process.stdin.on("data",d=>t+=d).on("end",()=>{let ok=0,bad=0;for(const s of (JSON.parse(t).results[0].series||[])){const c=s.values[0][1];if(s.tags&&s.tags.expected_response==="false")bad+=c;else ok+=c;}process.stdout.write(`${ok+bad} requests (${bad} failed)`)})' 2>/dev/null) || n=
     echo "==> progress: $(((SECONDS - t0) / 60)) min $(((SECONDS - t0) % 60)) s in, ${n:-InfluxDB did not answer}${n:+ in the last $PROGRESS_EVERY s} (testid $TESTID)"
   done
@@ -190,6 +198,12 @@ trap ':' INT # Ctrl-C reaches k6 (same process group); this script lives on to c
 # The output writes what it delivered to sample-loss.json when it stops
 # (before handleSummary); SAMPLE_LOSS decides what a loss does to the run.
 rm -f "$out/sample-loss.json"
+# Only the metrics the dashboards, report and verdict read reach InfluxDB (lib/metrics.js's
+# STORED_METRICS); K6_INFLUXDB_METRICS='*' (or a longer list) writes k6's other metrics too.
+if [ -z "${K6_INFLUXDB_METRICS:-}" ]; then
+  K6_INFLUXDB_METRICS=$(node --input-type=module -e "import { STORED_METRICS } from './lib/metrics.js'; process.stdout.write(STORED_METRICS.join(','))")
+fi
+export K6_INFLUXDB_METRICS
 k6_env=(K6_ENV="${K6_ENV:-local}" TESTID="$TESTID" RELEASE="$RELEASE" PROFILE="$PROFILE" "${k6_target[@]}"
   K6_WEB_DASHBOARD=true K6_WEB_DASHBOARD_PORT=-1 K6_NO_USAGE_REPORT=true)
 if [ "$RUNNERS" -eq 1 ]; then
@@ -234,34 +248,19 @@ if [ -n "$left" ]; then
   echo "==> the run left $(wc -l <<<"$left") items checked out: $(head -n 20 <<<"$left" | tr '\n' ' ')"
   echo "    fix: node tools/folio-perf.mjs reset (= make reset: bin/minifolio reset on this stack's database; the next make run resets too)"
 fi
-# Samples that did not reach InfluxDB: said in the summary, and a failed run
-# under SAMPLE_LOSS=fail (exit 96 when k6 itself passed).
-if [ -f "$out/sample-loss.json" ]; then
-  loss=$(node -e '
-    const fs = require("fs");
-    const [lossFile, summaryFile] = process.argv.slice(1);
-    const loss = JSON.parse(fs.readFileSync(lossFile, "utf8"));
-    if (fs.existsSync(summaryFile)) {
-      const s = JSON.parse(fs.readFileSync(summaryFile, "utf8"));
-      s.sampleLoss = { samples: loss.samples, written: loss.written, dropped: loss.dropped, share: loss.share, reasons: loss.reasons };
-      fs.writeFileSync(summaryFile, JSON.stringify(s, null, 2) + "\n");
-    }
-    process.stdout.write(`${loss.dropped} ${loss.samples} ${(100 * loss.share).toFixed(2)}`);
-  ' "$out/sample-loss.json" "$out/summary.json") || loss=''
-  read -r dropped samples pct <<<"$loss"
-  if [ -z "$loss" ]; then
-    echo "==> samples: $out/sample-loss.json is unreadable; whether samples were lost is unknown" >&2
-    [ "$SAMPLE_LOSS" = fail ] && [ "$rc" -eq 0 ] && rc=96
-  elif [ "$dropped" -gt 0 ]; then
-    echo "==> samples: lost $dropped of $samples ($pct %) on the way to InfluxDB (reasons: $out/sample-loss.json)"
+# Samples that did not reach InfluxDB: said in the summary, and a failed run under
+# SAMPLE_LOSS=fail (exit 96 when k6 itself passed). A loss file that is missing, unreadable or
+# from fewer runners than ran means the loss is unknown, which fails the run alike.
+loss=$(node tools/sample-loss.mjs "$out") || loss="unknown ==> samples: $out/sample-loss.json could not be judged; whether samples were lost is unknown"
+echo "${loss#* }"
+case ${loss%% *} in
+  lost | unknown)
     if [ "$SAMPLE_LOSS" = fail ]; then
       echo "==> the run fails for it (SAMPLE_LOSS=fail; SAMPLE_LOSS=warn only reports it)"
       [ "$rc" -eq 0 ] && rc=96
     fi
-  else
-    echo "==> samples: all $samples written to InfluxDB"
-  fi
-fi
+    ;;
+esac
 # Only what exists: a run that stopped in setup wrote no HTML report.
 results=()
 for f in "$out/summary.json" "$out/k6-report.html"; do [ -f "$f" ] && results+=("$f"); done

@@ -10,6 +10,7 @@ import { envFileName, parseEnvFile, resolveConfig } from '../config.js';
 import { defaultsLookup } from '../defaults.js';
 import { buildProfile } from '../profiles.js';
 import { makeTestId, validTestId } from '../testid.js';
+import { SYSTEM_TAGS } from '../metrics.js';
 
 // One line, no stack trace: k6 prints a thrown string as the error, and exits non-zero (107).
 export function fatal(e) {
@@ -103,6 +104,7 @@ function planRun(wf, run, read, env, load) {
     // A dead target must fail a request in seconds, not hang a VU for k6's default 60 s.
     // (per-request timeouts are set in lib/k6/http.js)
     userAgent: 'folio-perf (k6)',
+    systemTags: [...SYSTEM_TAGS],
   };
   return {
     ...run,
