@@ -1,5 +1,6 @@
 // `make bench-samples`: what a long run costs InfluxDB. Short runs of the `ptf` and `longevity`
-// CICO profiles and of the search workflow at 20 users (PTF's think times, minifolio fast), each
+// CICO profiles (PTF's think times) and of the search workflow at 20 users (no think time, as PTF's
+// mod-search tests), on minifolio fast, each
 // into a throwaway InfluxDB 1.x of its own, measured as points written per second of load and bytes
 // on disk per point once InfluxDB has compacted them; then extrapolated to the profile's real
 // length (ptf: 4 steps x 30 min; longevity: 24 h; search: 1 h), and said to be an extrapolation.
@@ -27,7 +28,7 @@ const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
 const CASES = [
   { name: 'ptf (CICO, 1/5/8/20 users)', vars: { PROFILE: 'ptf', DURATION: `${seconds}s` }, steps: [1, 5, 8, 20], realStepSeconds: 1800 },
   { name: 'longevity (CICO, 20 users)', vars: { PROFILE: 'longevity', DURATION: `${seconds}s` }, steps: [20], realStepSeconds: 86400 },
-  { name: 'search, 20 users', vars: { WORKFLOW: 'search', PROFILE: 'smoke', VUS: '20', THINK: 'ptf', DURATION: `${seconds}s` }, steps: [20], realStepSeconds: 3600 },
+  { name: 'search, 20 users', vars: { WORKFLOW: 'search', PROFILE: 'smoke', VUS: '20', DURATION: `${seconds}s` }, steps: [20], realStepSeconds: 3600 },
   { name: 'longevity, every k6 metric', vars: { PROFILE: 'longevity', DURATION: `${seconds}s`, K6_INFLUXDB_METRICS: '*' }, steps: [20], realStepSeconds: 86400, floor: true },
 ];
 
@@ -41,12 +42,23 @@ function sh(cmd, args, env) {
   });
 }
 
+// Bytes on disk under dir (allocated blocks: InfluxDB preallocates some files); InfluxDB removes
+// WAL segments and replaces TSM files as it compacts, so what vanishes meanwhile counts 0.
 const du = (dir) => {
   let n = 0;
-  for (const f of readdirSync(dir)) {
-    const p = join(dir, f);
-    const st = statSync(p);
-    n += st.isDirectory() ? du(p) : st.size;
+  let names = [];
+  try {
+    names = readdirSync(dir);
+  } catch {
+    return 0;
+  }
+  for (const f of names) {
+    try {
+      const st = statSync(join(dir, f));
+      n += st.isDirectory() ? du(join(dir, f)) : st.blocks * 512;
+    } catch {
+      // gone meanwhile
+    }
   }
   return n;
 };
@@ -55,6 +67,9 @@ const du = (dir) => {
 // (1.x's defaults wait 10 minutes and 4 hours), so the bytes on disk are what a long run's bulk
 // becomes.
 async function influxd() {
+  if (await fetch(`http://127.0.0.1:${influxPort}/ping`).then((r) => r.ok, () => false)) {
+    throw new Error(`something answers on 127.0.0.1:${influxPort} already; fix: stop it (a bench-samples InfluxDB left behind?) or set FP_INFLUX_PORT`);
+  }
   const dir = mkdtempSync(join(stackDir, 'bench-samples-influx-'));
   writeFileSync(join(dir, 'influxdb.conf'), [
     'reporting-disabled = true',
@@ -69,18 +84,19 @@ async function influxd() {
   for (let i = 0; i < 150 && !(await fetch(`http://127.0.0.1:${influxPort}/ping`).then((r) => r.ok, () => false)); i++) await sleep(200);
   return {
     dir,
-    // Bytes of database k6 once InfluxDB has compacted what it got: waits until the WAL is empty and
-    // the TSM files stop changing (at most 2 minutes).
+    // Bytes of database k6's shards once InfluxDB has compacted what it got (its series index, a few
+    // preallocated MB per database whatever the run, left out): waits until the WAL is empty and the
+    // TSM files stop changing (at most 2 minutes).
     async settledBytes() {
       let last = -1;
       for (let i = 0; i < 60; i++) {
         await sleep(2000);
         const wal = du(join(dir, 'wal', 'k6'));
-        const tsm = du(join(dir, 'data', 'k6'));
-        if (wal === 0 && tsm === last) return tsm;
+        const tsm = du(join(dir, 'data', 'k6', 'autogen'));
+        if (wal === 0 && tsm === last && tsm > 0) return tsm;
         last = tsm;
       }
-      return du(join(dir, 'data', 'k6')) + du(join(dir, 'wal', 'k6'));
+      return du(join(dir, 'data', 'k6', 'autogen')) + du(join(dir, 'wal', 'k6'));
     },
     stop() {
       p.kill('SIGTERM');
@@ -92,11 +108,17 @@ async function influxd() {
 const rows = [];
 for (const c of CASES) {
   const db = await influxd();
+  process.once('exit', () => db.stop()); // an error below must not leave it running
   const testid = `bench-samples-${rows.length + 1}-${stamp}`;
   console.log(`==> bench-samples: ${c.name}, ${c.steps.length} step(s) x ${seconds} s (testid ${testid})`);
   const r = await sh(join(REPO, 'tools', 'run.sh'), [], { MINIFOLIO_PROFILE: 'fast', TESTID: testid, FP_INFLUX_PORT: String(influxPort), PROGRESS_EVERY: '60', ...c.vars });
   writeFileSync(join(out, `${testid}.log`), r.text);
-  const loss = JSON.parse(readFileSync(join(REPO, 'results', testid, 'sample-loss.json'), 'utf8'));
+  let loss = null;
+  try {
+    loss = JSON.parse(readFileSync(join(REPO, 'results', testid, 'sample-loss.json'), 'utf8'));
+  } catch {
+    // the run failed before the output stopped: said below
+  }
   const bytes = await db.settledBytes();
   // Points per user count (every sample of a step carries its vus tag).
   const perStep = {};
@@ -104,7 +126,7 @@ for (const c of CASES) {
   const res = await fetch(`http://127.0.0.1:${influxPort}/query?${new URLSearchParams({ db: 'k6', q })}`).then((x) => x.json(), () => null);
   for (const s of res?.results?.[0]?.series || []) perStep[s.tags.vus] = (perStep[s.tags.vus] || 0) + s.values[0][1];
   db.stop();
-  if (r.code !== 0 && r.code !== 99) {
+  if ((r.code !== 0 && r.code !== 99) || !loss) {
     console.log(`    the run failed (exit ${r.code}; log: ${join(out, `${testid}.log`)})`);
     process.exitCode = 1;
     continue;
