@@ -12,6 +12,13 @@ export K6_AUTO_EXTENSION_RESOLUTION := false
 # k6 would otherwise try to send usage reports out of the machine.
 export K6_NO_USAGE_REPORT := true
 
+# A password on make's command line is visible to every user of the machine (ps) and stays in the
+# shell's history: refused, as folio-perf run refuses one among its arguments.
+FP_ARGV_SECRETS := $(strip $(foreach v,$(.VARIABLES),$(if $(filter command line,$(origin $(v))),$(filter %PASSWORD %PASSWD %SECRET,$(v)))))
+ifneq ($(FP_ARGV_SECRETS),)
+$(error $(firstword $(FP_ARGV_SECRETS)) is refused on make's command line, where every user of this machine can read it (ps, shell history); fix: export it in the environment instead, then run make without it)
+endif
+
 BIN := $(CURDIR)/bin
 TELEGRAF_VERSION := v1.37.2
 # Each plugin a config in telegraf/ uses needs its build tag: a full build of
@@ -20,13 +27,17 @@ TELEGRAF_TAGS := custom,inputs.procstat,inputs.postgresql,inputs.docker,inputs.c
 	processors.rename,processors.regex,processors.override,processors.converter,processors.starlark,$\
 	aggregators.basicstats,outputs.influxdb,outputs.health
 
-.PHONY: help deps run run-deps reset demo perf-gate test stack-up stack-down stack-status stack-clean telegraf clean FORCE
+.PHONY: help deps run run-deps run-builds reset demo perf-gate test stack-up stack-down stack-status stack-clean telegraf clean FORCE
 
 help: ## list the targets
 	@grep -hE '^[a-zA-Z0-9_-]+:.*## ' $(MAKEFILE_LIST) | sort | awk -F':.*## ' '{printf "  %-24s %s\n", $$1, $$2}'
 
-deps: ## install what is missing (Debian/Ubuntu packages; checks Go and Node)
+deps: $(BIN)/folio-perf ## install what is missing (Debian/Ubuntu packages; checks Go and Node) and bin/folio-perf
 	@tools/deps.sh
+
+# The command a user types: bin/folio-perf (put bin/ on PATH), or `npx folio-perf` from the checkout.
+$(BIN)/folio-perf:
+	@mkdir -p $(BIN) && ln -sfn ../tools/folio-perf.mjs $@
 
 telegraf: $(BIN)/telegraf ## build Telegraf with the plugins the configs use
 # Rebuilt when the version or the tags change, not on every edit of this file:
@@ -57,16 +68,22 @@ stack-clean: ## stop the stack and delete its data (.stack/)
 
 # What a run needs beyond the stack, k6 and minifolio is the workflow's own (tools/workflows.mjs
 # needs: e.g. OpenSearch and the query files for mod-search); an unknown WORKFLOW stops here.
-run-deps: stack-up k6 minifolio ## what a run needs built and running (folio-perf run calls it)
-	@needs=$$(node tools/workflows.mjs needs "$(WORKFLOW)") && { [ -z "$$needs" ] || $(MAKE) --no-print-directory $$needs; }
+# `folio-perf run` makes run-deps, or only run-builds when the stack is up already (so a checkout
+# sharing another's stack, e.g. perf-gate's base worktree, never starts or restarts its services);
+# WORKFLOW comes from the environment, quoted, never pasted in.
+run-deps: stack-up run-builds ## what a run needs built and running (folio-perf run calls it)
+run-builds: k6 minifolio ## what a run needs built: k6, minifolio and the workflow's needs
+	@needs=$$(node tools/workflows.mjs needs "$${WORKFLOW:-}") && { [ -z "$$needs" ] || $(MAKE) --no-print-directory $$needs; }
 
-# make turns the run's failure into its own exit code 2; `node tools/folio-perf.mjs run ...`
-# (or tools/run.sh) exits with k6's: 99 thresholds, 105 interrupted, 108 setup, 96 samples lost.
-run: run-deps ## one run: make run [WORKFLOW=cico|search] PROFILE=smoke|demo|ptf|... MINIFOLIO_PROFILE=fast|lotus|... (exit 2 on failure; folio-perf run gives k6's code)
-	@tools/run.sh
+# Aliases of the one program, folio-perf (tools/folio-perf.mjs): the settings reach it through the
+# environment (make exports command-line variables), never through the recipe's text. make turns
+# a failed run into its own exit code 2; folio-perf run exits with the run's: 99 thresholds, 105
+# interrupted, 108 setup, 96 samples lost.
+run: ## one run: make run [WORKFLOW=cico|search] PROFILE=smoke|demo|ptf|... MINIFOLIO_PROFILE=fast|lotus|... (= folio-perf run)
+	@node tools/folio-perf.mjs run
 
-reset: ## minifolio's FP_TENANT (defaults.env) back to the pre-test state, e.g. after a double Ctrl-C (folio-perf reset)
-	@tools/reset.sh
+reset: ## minifolio's FP_TENANT (defaults.env) back to the pre-test state, e.g. after a double Ctrl-C (= folio-perf reset)
+	@node tools/folio-perf.mjs reset
 
 # test, demo, drills, perf-gate and the benchmarks start with tools/local-env.sh: whatever the shell
 # exports (FOLIO_URL, FOLIO_PASSWORD, K6_ENV, ...), they run on this machine's stack only. So their

@@ -10,6 +10,7 @@ export const METRICS = Object.freeze({
   httpFailed: 'http_req_failed',
   checks: 'checks',
   vus: 'vus', // k6's Gauge of active virtual users
+  iterations: 'iterations', // k6's Counter of completed iterations (make bench-k6 reads it live)
   // check-in/check-out: the sum of a passed transaction's request times (ms), and failures.
   transactionDuration: 'transaction_duration',
   transactionFailed: 'transaction_failed',

@@ -7,6 +7,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"net/http"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -24,15 +25,32 @@ type proc struct {
 	port int
 }
 
-// deployment lists the gateway and every module for a base port, gateway
-// first; modules that need OpenSearch only with search set.
-func deployment(port int, search bool) []proc {
-	ps := []proc{{gatewayName, port}}
+// healthPath is where a process answers its health check: Kong has no
+// /admin/health route, so its own GET /version stands in.
+func (p proc) healthPath() string {
+	if p.name == kongName {
+		return "/version"
+	}
+	return "/admin/health"
+}
+
+// deployment lists the gateway and every module of platform for a base port,
+// gateway first; modules that need OpenSearch only with search set. On Eureka
+// the gateway is kong and every module has its sidecar (SidecarOffset above it).
+func deployment(port int, search bool, platform string) []proc {
+	gw := gatewayName
+	if platform == catalog.Eureka {
+		gw = kongName
+	}
+	ps := []proc{{gw, port}}
 	for _, m := range catalog.Modules {
-		if m.OpenSearch && !search {
+		if (m.OpenSearch && !search) || !m.On(platform) {
 			continue
 		}
 		ps = append(ps, proc{m.Name, port + m.Offset})
+		if platform == catalog.Eureka {
+			ps = append(ps, proc{sidecarPrefix + m.Name, port + catalog.SidecarOffset + m.Offset})
+		}
 	}
 	return ps
 }
@@ -47,10 +65,19 @@ func markers(dir procs.Dir, name string) []string {
 
 // state is <run-dir>/state.json: what `up` started, for status and a second up.
 type state struct {
-	Port    int    `json:"port"`
-	Profile string `json:"profile"`
-	Started string `json:"started"`
-	Search  bool   `json:"search,omitempty"` // mod-search runs (up --opensearch)
+	Port     int    `json:"port"`
+	Profile  string `json:"profile"`
+	Started  string `json:"started"`
+	Search   bool   `json:"search,omitempty"`   // mod-search runs (up --opensearch)
+	Platform string `json:"platform,omitempty"` // eureka, else okapi
+	Keycloak string `json:"keycloak,omitempty"` // the Eureka deployment's Keycloak URL
+}
+
+func (s state) platform() string {
+	if s.Platform == "" {
+		return catalog.Okapi
+	}
+	return s.Platform
 }
 
 func runDirFlag(fsRunDir *string) (procs.Dir, error) {
@@ -78,6 +105,7 @@ func cmdUp(args []string, out io.Writer) error {
 	runDir := fs.String("run-dir", ".stack/minifolio", "directory for pid files and logs/")
 	timeout := fs.Duration("timeout", 60*time.Second, "how long to wait for every process to be healthy")
 	osURL := fs.String("opensearch", "", "OpenSearch URL, e.g. http://127.0.0.1:9200; when set, mod-search runs too (port: --port + 10)")
+	kcURL := keycloakFlag(fs)
 	db := dbFlag(fs)
 	if err := parse(fs, args); err != nil {
 		return err
@@ -103,7 +131,7 @@ func cmdUp(args []string, out io.Writer) error {
 	// Already (partly) up? Judge by the pid files of the recorded deployment.
 	if st, ok := readState(dir); ok {
 		var alive, dead []string
-		for _, p := range deployment(st.Port, st.Search) {
+		for _, p := range deployment(st.Port, st.Search, st.platform()) {
 			if procs.Ours(dir.ReadPid(p.name), markers(dir, p.name)...) {
 				alive = append(alive, p.name)
 			} else {
@@ -121,8 +149,14 @@ func cmdUp(args []string, out io.Writer) error {
 		}
 	}
 
-	if _, err := profile.Load(profile.Dir(), *prof); err != nil {
+	pr, err := profile.Load(profile.Dir(), *prof)
+	if err != nil {
 		return fail(err.Error(), "pick a profile from "+profile.Dir())
+	}
+	if pr.Eureka() {
+		if err := keycloakUp(*kcURL, pr.Name); err != nil {
+			return err
+		}
 	}
 	ctx := context.Background()
 	pool, err := openDB(ctx, dsn, 1)
@@ -130,7 +164,7 @@ func cmdUp(args []string, out io.Writer) error {
 		return err
 	}
 	pool.Close()
-	ps := deployment(*port, *osURL != "")
+	ps := deployment(*port, *osURL != "", pr.Platform)
 	for _, p := range ps {
 		if !procs.PortFree(p.port) {
 			return fail(fmt.Sprintf("port %d (for %s) is already in use", p.port, p.name),
@@ -150,6 +184,10 @@ func cmdUp(args []string, out io.Writer) error {
 	// The DB URL and the token secret reach the children through their
 	// environment only: command lines are world-readable in /proc.
 	env := []string{"MINIFOLIO_DB=" + dsn}
+	if pr.Eureka() {
+		// mod-login-keycloak sets realms up with Keycloak's admin.
+		env = append(env, "FP_KEYCLOAK_ADMIN_PASSWORD="+os.Getenv("FP_KEYCLOAK_ADMIN_PASSWORD"))
+	}
 	okapiURL := fmt.Sprintf("http://127.0.0.1:%d", *port)
 	var started []proc
 	stopStarted := func() {
@@ -160,14 +198,24 @@ func cmdUp(args []string, out io.Writer) error {
 	}
 	for _, p := range ps {
 		args := []string{"serve", "--module", p.name, "--port", strconv.Itoa(p.port), "--profile", *prof, "--run-dir", string(dir)}
+		if pr.Eureka() {
+			args = append(args, "--keycloak", *kcURL, "--token-ttl", ttl.String())
+			if *osURL != "" {
+				args = append(args, "--with-search")
+			}
+		}
 		e := env
-		if p.name == gatewayName {
+		if p.name == kongName {
+			// Kong needs no token secret; modules call their own sidecar.
+		} else if p.name == gatewayName {
 			args = append(args, "--token-ttl", ttl.String())
 			if *osURL != "" {
 				args = append(args, "--with-search")
 			}
 			e = append(append([]string{}, env...), "MINIFOLIO_TOKEN_SECRET="+secret)
-		} else {
+		} else if m, ok := catalog.ByName(p.name); ok && pr.Eureka() {
+			args = append(args, "--okapi-url", sidecarURL(*port)(m))
+		} else if !strings.HasPrefix(p.name, sidecarPrefix) {
 			args = append(args, "--okapi-url", okapiURL)
 		}
 		if m, ok := catalog.ByName(p.name); ok && m.OpenSearch {
@@ -185,7 +233,7 @@ func cmdUp(args []string, out io.Writer) error {
 	for len(pending) > 0 {
 		var still []proc
 		for _, p := range pending {
-			if procs.Healthy(ctx, p.port) {
+			if procs.HealthyAt(ctx, p.port, p.healthPath()) {
 				continue
 			}
 			if !procs.Ours(dir.ReadPid(p.name), markers(dir, p.name)...) {
@@ -201,15 +249,24 @@ func cmdUp(args []string, out io.Writer) error {
 		}
 		if time.Now().After(deadline) {
 			stopStarted()
-			return fail(fmt.Sprintf("%s did not answer GET /admin/health on port %d within %s", pending[0].name, pending[0].port, *timeout),
+			return fail(fmt.Sprintf("%s did not answer GET %s on port %d within %s", pending[0].name, pending[0].healthPath(), pending[0].port, *timeout),
 				"read "+dir.LogFile(pending[0].name))
 		}
 		time.Sleep(100 * time.Millisecond)
 	}
-	b, _ := json.Marshal(state{Port: *port, Profile: *prof, Started: time.Now().UTC().Format(time.RFC3339), Search: *osURL != ""})
+	st := state{Port: *port, Profile: *prof, Started: time.Now().UTC().Format(time.RFC3339), Search: *osURL != ""}
+	if pr.Eureka() {
+		st.Platform, st.Keycloak = pr.Platform, *kcURL
+	}
+	b, _ := json.Marshal(st)
 	if err := os.WriteFile(filepath.Join(string(dir), "state.json"), b, 0o644); err != nil {
 		stopStarted()
 		return err
+	}
+	if pr.Eureka() {
+		fmt.Fprintf(out, "minifolio up: Eureka (kong http://127.0.0.1:%d, %d modules each behind its sidecar, Keycloak %s), profile %s, token TTL %s; logs in %s\n",
+			*port, (len(ps)-1)/2, *kcURL, *prof, ttl, filepath.Join(string(dir), "logs"))
+		return nil
 	}
 	fmt.Fprintf(out, "minifolio up: gateway http://127.0.0.1:%d, %d modules, profile %s, token TTL %s; logs in %s\n",
 		*port, len(ps)-1, *prof, ttl, filepath.Join(string(dir), "logs"))
@@ -219,8 +276,14 @@ func cmdUp(args []string, out io.Writer) error {
 // knownNames: every pid-file name a deployment can have.
 func knownNames() []string {
 	var n []string
-	for _, p := range deployment(9130, true) {
-		n = append(n, p.name)
+	seen := map[string]bool{}
+	for _, platform := range []string{catalog.Okapi, catalog.Eureka} {
+		for _, p := range deployment(9130, true, platform) {
+			if !seen[p.name] {
+				seen[p.name] = true
+				n = append(n, p.name)
+			}
+		}
 	}
 	return n
 }
@@ -272,18 +335,45 @@ func cmdStatus(args []string, out io.Writer) error {
 		return errDown
 	}
 	down := false
-	for _, p := range deployment(st.Port, st.Search) {
+	for _, p := range deployment(st.Port, st.Search, st.platform()) {
 		pid := dir.ReadPid(p.name)
 		s := "up"
 		if !procs.Ours(pid, markers(dir, p.name)...) {
 			s, pid, down = "down", 0, true
-		} else if !procs.Healthy(context.Background(), p.port) {
+		} else if !procs.HealthyAt(context.Background(), p.port, p.healthPath()) {
 			s, down = "unhealthy", true
 		}
 		fmt.Fprintf(out, "%-24s %-9s http://127.0.0.1:%d  pid %d\n", p.name, s, p.port, pid)
 	}
 	if down {
 		return errDown
+	}
+	return nil
+}
+
+// keycloakUp checks that the Eureka profile has a Keycloak that answers.
+func keycloakUp(kcURL, prof string) error {
+	fix := "start it (stack/stack.sh up eureka, or make stack-up-eureka) and pass --keycloak http://127.0.0.1:<FP_KEYCLOAK_PORT> or set FP_KEYCLOAK_URL"
+	if kcURL == "" {
+		return fail("profile "+prof+" runs on Eureka and needs Keycloak", fix)
+	}
+	if !strings.HasPrefix(kcURL, "http://") && !strings.HasPrefix(kcURL, "https://") {
+		return fail(fmt.Sprintf("invalid --keycloak %q", kcURL), "give Keycloak's URL, e.g. --keycloak http://127.0.0.1:58180")
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	req, _ := http.NewRequestWithContext(ctx, http.MethodGet, strings.TrimRight(kcURL, "/")+"/realms/master", nil)
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		return fail("Keycloak does not answer at "+kcURL, fix)
+	}
+	resp.Body.Close()
+	if resp.StatusCode != http.StatusOK {
+		return fail(fmt.Sprintf("Keycloak at %s answered %d for its master realm", kcURL, resp.StatusCode), fix)
+	}
+	if os.Getenv("FP_KEYCLOAK_ADMIN_PASSWORD") == "" {
+		return fail("FP_KEYCLOAK_ADMIN_PASSWORD is not set (mod-login-keycloak sets realms up as Keycloak's admin)",
+			"export it (tools/defaults.sh has the local stack's), or source tools/defaults.sh")
 	}
 	return nil
 }

@@ -108,6 +108,12 @@ func TestCLI(t *testing.T) {
 		{[]string{"up", "--run-dir", badDir}, []string{"MINIFOLIO_DB=postgres://folio:x@127.0.0.1:1/folio?sslmode=disable"},
 			"cannot reach PostgreSQL at 127.0.0.1:1"},
 		{[]string{"reset", "--tenant", "nosuchtenant"}, env, "no tenant nosuchtenant"},
+		{[]string{"seed", "--scale", "huge"}, env, "unknown --scale \"huge\": one of demo, 1m, ptf"},
+		{[]string{"seed", "--scale", "1m", "--items", "10"}, env, "--holdings 1068493 is more than --items 10"},
+		{[]string{"seed", "--disk-free", "lots"}, env, "invalid size \"lots\""},
+		// the ptf preset on a disk said to have 2 GB free: refused with both figures, nothing written
+		{[]string{"seed", "--tenant", tenant + "_disk", "--scale", "ptf", "--disk-free", "2GB"}, env,
+			"GB, the database's disk (--disk-free) has 2.0 GB free. Fix: free space"},
 	} {
 		r := runBin(t, bin, c.env, c.args...)
 		if r.code == 0 || !strings.Contains(r.stderr, c.want) || strings.Count(strings.TrimSpace(r.stderr), "\n") > 0 ||
@@ -163,7 +169,7 @@ func TestCLI(t *testing.T) {
 	t.Cleanup(func() { runBin(t, bin, nil, "down", "--run-dir", runDir) })
 	d := procs.Dir(runDir)
 	var pids []int
-	for _, p := range deployment(base, false) {
+	for _, p := range deployment(base, false, catalog.Okapi) {
 		pid := d.ReadPid(p.name)
 		if !procs.Ours(pid, markers(d, p.name)...) {
 			t.Fatalf("%s: pid file %d is not a running minifolio %s", p.name, pid, p.name)
@@ -178,7 +184,7 @@ func TestCLI(t *testing.T) {
 	if r := runBin(t, bin, env, "up", "--port", fmt.Sprint(base), "--run-dir", runDir); r.code != 0 || !strings.Contains(r.stdout, "already up") {
 		t.Fatalf("second up: %+v", r)
 	}
-	for i, p := range deployment(base, false) {
+	for i, p := range deployment(base, false, catalog.Okapi) {
 		if d.ReadPid(p.name) != pids[i] {
 			t.Fatalf("second up restarted %s", p.name)
 		}
@@ -219,7 +225,7 @@ func TestCLI(t *testing.T) {
 	if r.code != 0 || !strings.Contains(r.stdout, fmt.Sprintf("stopped %d processes", len(pids))) {
 		t.Fatalf("down: %+v", r)
 	}
-	for i, p := range deployment(base, false) {
+	for i, p := range deployment(base, false, catalog.Okapi) {
 		if procs.Ours(pids[i], markers(d, p.name)...) {
 			t.Errorf("%s (pid %d) still runs after down", p.name, pids[i])
 		}

@@ -1,4 +1,4 @@
-# End-to-end tests of whole runs (tools/run.sh) on the tests' own stack.
+# End-to-end tests of whole runs (folio-perf run) on the tests' own stack.
 .PHONY: test-e2e-cico
 
 test-e2e-cico: $(BIN)/k6 $(BIN)/minifolio ## CICO runs on minifolio: smoke, regression gate, token refresh, bad input, SIGINT

@@ -7,11 +7,11 @@ test-unit-minifolio-modules: ## CICO modules + release profiles against FP_PG_DS
 		go test -count=1 ./internal/profile/ ./internal/modules/
 
 .PHONY: bench-minifolio-modules
-CICO_PROFILE ?= fast
-CICO_VUS ?= 20
-CICO_TX ?= 1000
+export CICO_PROFILE ?= fast
+export CICO_VUS ?= 20
+export CICO_TX ?= 1000
 
 bench-minifolio-modules: ## CICO transactions/s and p50/p95 through every module in-process (CICO_PROFILE, CICO_VUS, CICO_TX; needs FP_PG_DSN)
 	@test -n "$$FP_PG_DSN" || { echo "bench-minifolio-modules: FP_PG_DSN is not set. Fix: make stack-up, then export FP_PG_DSN=\$$(. tools/defaults.sh && fp_minifolio_db)"; exit 1; }
-	@cd $(CURDIR)/minifolio && CICO_PROFILE=$(CICO_PROFILE) CICO_VUS=$(CICO_VUS) ../tools/local-env.sh --name=$@ \
-		go test -run='^$$' -bench=CICO -benchtime=$(CICO_TX)x ./internal/modules/ 2>&1 | grep -v 'level=WARN\|WARN Doing'
+	@cd $(CURDIR)/minifolio && ../tools/local-env.sh --name=$@ \
+		go test -run='^$$' -bench=CICO -benchtime="$${CICO_TX}x" ./internal/modules/ 2>&1 | grep -v 'level=WARN\|WARN Doing'

@@ -29,7 +29,7 @@ stack-up-search: deps telegraf opensearch ## start the native stack with OpenSea
 # The search workflow's benchmark (tools/bench-search.mjs): needs the stack with
 # OpenSearch, `minifolio up --opensearch` with both tenants seeded and indexed
 # (make run WORKFLOW=search leaves that behind), and the query files. Part 3
-# makes its own search run (tools/run.sh, BENCH_SEARCH_DURATION per phase).
+# makes its own search run (folio-perf run, BENCH_SEARCH_DURATION per phase).
 # Each target is shown against a floor measured in the same run (part 1: the raw
 # bulk's own round-to-round spread; part 2: a pass-through behind the gateway).
 # Exit 0 only when every target is met or beyond its floor; BENCH_SEARCH_SAMPLES

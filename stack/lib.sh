@@ -16,6 +16,9 @@ export FP_STACK_DIR FP_PG_PORT FP_INFLUX_PORT FP_TELEGRAF_PORT
 FP_OPENSEARCH_HOME=${FP_OPENSEARCH_HOME:-$repo/bin/opensearch}
 FP_OPENSEARCH_HEAP=${FP_OPENSEARCH_HEAP:-512m}
 export FP_OPENSEARCH_PORT
+FP_KEYCLOAK_HOME=${FP_KEYCLOAK_HOME:-$repo/bin/keycloak-$FP_KEYCLOAK_VERSION}
+FP_KEYCLOAK_HEAP=${FP_KEYCLOAK_HEAP:-512m}
+export FP_KEYCLOAK_PORT
 
 run_dir=$FP_STACK_DIR/run
 log_dir=$FP_STACK_DIR/logs
@@ -165,6 +168,12 @@ pg_stat_statements.track = top
 autovacuum_naptime = 10s
 log_min_duration_statement = 1000
 log_line_prefix = '%m [%p] %d '
+# minifolio's seed empties each big table and COPYs into it in one
+# transaction, and builds the indexes after: with minimal WAL PostgreSQL writes
+# those rows and indexes to their files only, not to the WAL as well (half the
+# bytes of a seed of millions of rows). No replica or archive reads this WAL.
+wal_level = minimal
+max_wal_senders = 0
 EOF
   [ "$(id -u)" = 0 ] && chown postgres: "$pg_data/folio-perf.conf"
   touch "$log_dir/postgres.log"
@@ -310,8 +319,59 @@ YML
 
 opensearch_stop() { stop_pid opensearch "$run_dir/opensearch.pid" "$opensearch_dir"; }
 
+# ------------------------------------------------------------------ Keycloak
+# Keycloak (the Eureka profiles' token issuer), built by `make keycloak` into
+# $FP_KEYCLOAK_HOME. Each stack runs it from a home of its own under
+# $FP_STACK_DIR/keycloak/<version>/home: bin/ and conf/ copied (kc.sh finds its home
+# from its own path), lib/ and themes/ linked to the build. Keycloak keeps its H2
+# database under that home's data/, so the test stack and the demo stack never
+# share one, and a data directory is never migrated between versions. Production
+# mode on the optimized build (start-dev would re-augment at every start), plain
+# HTTP on 127.0.0.1, local caches (no cluster discovery), no management port. The
+# admin password reaches Keycloak through its environment only. Started only for
+# the Eureka profiles (`stack.sh up eureka` or FP_EUREKA=1); `down` always stops it.
+keycloak_dir=$FP_STACK_DIR/keycloak/$FP_KEYCLOAK_VERSION
+keycloak_url() { echo "http://127.0.0.1:$FP_KEYCLOAK_PORT"; }
+# kc.sh execs java under the same pid: its path is in both command lines.
+keycloak_running() { pid_of "$run_dir/keycloak.pid" "$keycloak_dir/home/bin/" >/dev/null; }
+keycloak_healthy() { curl -sf --max-time 5 -o /dev/null "$(keycloak_url)/realms/master"; }
+
+keycloak_start() {
+  command -v java >/dev/null || die "java (JDK 17) not found" "run make deps (installs openjdk-17-jdk-headless)"
+  [ -f "$FP_KEYCLOAK_HOME/.built" ] || die "Keycloak $FP_KEYCLOAK_VERSION is not fetched ($FP_KEYCLOAK_HOME/.built missing)" \
+    "run make keycloak KEYCLOAK_VERSION=$FP_KEYCLOAK_VERSION"
+  require_port_free "$FP_KEYCLOAK_PORT" Keycloak FP_KEYCLOAK_PORT
+  local home=$keycloak_dir/home d
+  mkdir -p "$home/data"
+  for d in bin conf providers; do
+    [ -d "$home/$d" ] || cp -a "$FP_KEYCLOAK_HOME/$d" "$home/$d"
+  done
+  for d in lib themes; do
+    [ -e "$home/$d" ] || ln -s "$FP_KEYCLOAK_HOME/$d" "$home/$d"
+  done
+  step "keycloak: starting $FP_KEYCLOAK_VERSION on 127.0.0.1:$FP_KEYCLOAK_PORT (heap $FP_KEYCLOAK_HEAP; up to three minutes)"
+  KC_BOOTSTRAP_ADMIN_USERNAME=admin KC_BOOTSTRAP_ADMIN_PASSWORD=$FP_KEYCLOAK_ADMIN_PASSWORD \
+    JAVA_OPTS_KC_HEAP="-Xms64m -Xmx$FP_KEYCLOAK_HEAP" \
+    setsid "$home/bin/kc.sh" start --optimized --http-enabled=true --http-host=127.0.0.1 \
+    --http-port="$FP_KEYCLOAK_PORT" --hostname-strict=false --cache=local \
+    >>"$log_dir/keycloak.log" 2>&1 </dev/null &
+  echo $! >"$run_dir/keycloak.pid"
+  local i
+  for ((i = 0; i < 240 * 5; i++)); do
+    keycloak_healthy && break
+    keycloak_running || die "Keycloak exited while starting (last log line: $(tail -n1 "$log_dir/keycloak.log" | cut -c1-200))" \
+      "read $log_dir/keycloak.log; if its data directory is damaged, run make stack-clean"
+    sleep 0.2
+  done
+  keycloak_healthy || die "Keycloak did not become ready within 240s (last log line: $(tail -n1 "$log_dir/keycloak.log" | cut -c1-200))" \
+    "read $log_dir/keycloak.log; on a busy machine try again"
+  step "keycloak: up ($(keycloak_url))"
+}
+
+keycloak_stop() { stop_pid keycloak "$run_dir/keycloak.pid" "$keycloak_dir/home/bin/"; }
+
 # ----------------------------------------------------------------- minifolio
-# Started by tools/run.sh, not by `up`, but it lives on this stack's database and
+# Started by folio-perf run, not by `up`, but it lives on this stack's database and
 # keeps its pid files under $FP_STACK_DIR/minifolio: `down` and `clean` stop it
 # first (through those pid files), so it is never left orphaned or talking to a
 # stopped PostgreSQL.

@@ -4,11 +4,12 @@
 # process is started from here and stopped through its pid file, never by name,
 # so a developer's own PostgreSQL or InfluxDB is never touched.
 #
-#   stack/stack.sh up [search] | down | status | clean
+#   stack/stack.sh up [search] [eureka] | down | status | clean
 #
 # `up search` (or FP_SEARCH=1 stack/stack.sh up) also starts OpenSearch, which
-# only the search workflow needs; `down` and `clean` always stop it, and
-# `status` lists it once it has been started.
+# only the search workflow needs; `up eureka` (or FP_EUREKA=1) starts Keycloak,
+# which only minifolio's Eureka profiles need. `down` and `clean` always stop
+# both, and `status` lists each once it has been started.
 #
 # Settings (environment, all optional; the defaults of the FP_*_PORT and the
 # password are in defaults.env, read through tools/defaults.sh):
@@ -19,6 +20,9 @@
 #   FP_TELEGRAF_PORT    Telegraf health endpoint port
 #   FP_OPENSEARCH_PORT  OpenSearch HTTP port
 #   FP_OPENSEARCH_HEAP  OpenSearch's JVM heap              (default 512m)
+#   FP_KEYCLOAK_PORT    Keycloak HTTP port
+#   FP_KEYCLOAK_VERSION Keycloak release (make keycloak)
+#   FP_KEYCLOAK_ADMIN_PASSWORD  Keycloak's master admin    (local only)
 #   FOLIO_DB_PASSWORD   password of the `folio` superuser  (local only)
 set -euo pipefail
 
@@ -29,9 +33,16 @@ repo=$(cd "$here/.." && pwd)
 
 cmd=${1:-status}
 services=(postgres influxdb telegraf)
-if [ "${2:-}" = search ] || [ "${FP_SEARCH:-0}" = 1 ]; then services+=(opensearch)
-elif [ -n "${2:-}" ]; then die "unknown part '$2'" "use stack/stack.sh $cmd search, or no part"
-fi
+want_search=${FP_SEARCH:-0} want_eureka=${FP_EUREKA:-0}
+for part in "${@:2}"; do
+  case $part in
+    search) want_search=1 ;;
+    eureka) want_eureka=1 ;;
+    *) die "unknown part '$part'" "use stack/stack.sh $cmd [search] [eureka]" ;;
+  esac
+done
+[ "$want_search" = 1 ] && services+=(opensearch)
+[ "$want_eureka" = 1 ] && services+=(keycloak)
 case "$cmd" in
   up)
     check_disk
@@ -52,13 +63,15 @@ case "$cmd" in
     ;;
   down)
     minifolio_stop
-    for s in opensearch telegraf influxdb postgres; do "${s}_stop"; done
+    for s in keycloak opensearch telegraf influxdb postgres; do "${s}_stop"; done
     ;;
   status)
     rc=0
-    # OpenSearch is listed when asked for or once this stack started it (its
-    # pid file stays until down, so a node that died shows as down).
-    if [ ${#services[@]} -eq 3 ] && [ -f "$run_dir/opensearch.pid" ]; then services+=(opensearch); fi
+    # OpenSearch and Keycloak are listed when asked for or once this stack started
+    # them (their pid files stay until down, so one that died shows as down).
+    for s in opensearch keycloak; do
+      if [[ " ${services[*]} " != *" $s "* ]] && [ -f "$run_dir/$s.pid" ]; then services+=("$s"); fi
+    done
     for s in "${services[@]}"; do
       if "${s}_running" && "${s}_healthy"; then state=up; else state=down; rc=1; fi
       printf '%-10s %-5s %s\n' "$s" "$state" "$(${s}_url)"
@@ -67,7 +80,7 @@ case "$cmd" in
     ;;
   clean)
     minifolio_stop
-    for s in opensearch telegraf influxdb postgres; do "${s}_stop"; done
+    for s in keycloak opensearch telegraf influxdb postgres; do "${s}_stop"; done
     step "removing $FP_STACK_DIR"
     rm -rf "$FP_STACK_DIR"
     ;;

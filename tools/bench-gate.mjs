@@ -2,7 +2,7 @@
 // `make bench-gate`: the regression gate's false-alarm rate and power, measured (not a test: the
 // figures depend on the machine and its load).
 //
-// Short CICO runs (tools/run.sh, PROFILE=smoke: 1 user, no think time) on minifolio `fast` and on
+// Short CICO runs (folio-perf run, PROFILE=smoke: 1 user, no think time) on minifolio `fast` and on
 // the slowdown profiles fast-checkout-plus10/25/50 (check-out's POST answers 10/25/50 % later),
 // interleaved (fast, plus10, plus25, plus50, fast, ...) so that the machine's slow swings hit every
 // profile alike. Then every baseline of BENCH_GATE_K fast runs (each subset of the fast runs) is
@@ -49,7 +49,7 @@ function oneRun(profile, i) {
   const testid = `bench-gate-${profile}-${i}-${stamp}`;
   const t0 = Date.now();
   // Bounded: the run's own length plus setup and teardown, at most 10 minutes.
-  const r = spawnSync(join(ROOT, 'tools', 'run.sh'), [], {
+  const r = spawnSync(process.execPath, [join(ROOT, 'tools', 'folio-perf.mjs'), 'run'], {
     cwd: ROOT,
     env: { ...process.env, PROFILE: 'smoke', DURATION, MINIFOLIO_PROFILE: profile, TESTID: testid, K6_AUTO_EXTENSION_RESOLUTION: 'false' },
     encoding: 'utf8',

@@ -26,7 +26,7 @@
 //      the hop alone costs on this machine.
 //   3. tenant B's throughput and p95 alone vs under tenant A's reindex (the
 //      Lotus report saw -18 % throughput at 1 user): one search run
-//      (tools/run.sh WORKFLOW=search, 1 user, a baseline then a reindex
+//      (folio-perf run WORKFLOW=search, 1 user, a baseline then a reindex
 //      phase); the baseline phase against the reindex's own window
 //      (reindex_running), read back from InfluxDB, with the CPU of
 //      OpenSearch, PostgreSQL and minifolio (module_stats) and of k6 and the
@@ -40,17 +40,21 @@
 // Environment: FP_MINIFOLIO_PORT (gateway, minifolio up --opensearch running),
 // FP_OPENSEARCH_URL, BENCH_TENANT (default fs09000001, seeded), FOLIO_PASSWORD
 // (default admin, local only), BENCH_SEARCH_PARTS (default 1,2,3: which
-// parts to run), BENCH_SEARCH_ROUNDS (part 1, default 5), BENCH_SEARCH_SAMPLES
-// (part 2, per template, default 30), BENCH_SEARCH_PORT (part 2's own
-// minifolio, default the gateway's port + 230), BENCH_SEARCH_DURATION (part 3,
-// per phase, default 60s).
+// parts to run; 4 compares each template's p50/p95 on tenants of different
+// sizes, BENCH_SEARCH_SIZES=small,big), BENCH_SEARCH_ROUNDS (part 1, default
+// 5), BENCH_SEARCH_TIMEOUT_MIN (part 1's bound on one reindex, default 30),
+// BENCH_SEARCH_SAMPLES (parts 2 and 4, per template, default 30),
+// BENCH_SEARCH_PORT (part 2's own minifolio, default the gateway's port + 230),
+// BENCH_SEARCH_DURATION (part 3, per phase, default 60s). At a million
+// instances (docs/scale.md): BENCH_SEARCH_ROUNDS=3 BENCH_SEARCH_TIMEOUT_MIN=120.
 
 import { spawn, spawnSync } from 'node:child_process';
-import { readFileSync, readdirSync, readlinkSync } from 'node:fs';
+import { mkdirSync, readFileSync, readdirSync, readlinkSync, rmSync } from 'node:fs';
+import { open } from 'node:fs/promises';
 import { createServer, request as httpRequest } from 'node:http';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { cpuShare, median as p50, reindexVerdict, spread, templateVerdict } from './bench-search-stats.mjs';
+import { cpuShare, median as p50, quantile, reindexVerdict, spread, templateVerdict } from './bench-search-stats.mjs';
 import { makeTestId } from '../lib/testid.js';
 import { setting } from './defaults.mjs';
 import * as T from '../lib/search/templates.js';
@@ -68,7 +72,11 @@ const password = process.env.FOLIO_PASSWORD || setting('FP_ADMIN_PASSWORD');
 const BULK_DOCS = 1000; // documents per raw _bulk request
 const BULK_CONCURRENCY = 2;
 const ROUNDS = Math.max(1, Number(process.env.BENCH_SEARCH_ROUNDS || 5));
-const TIMEOUT_MS = 30 * 60_000;
+// A reindex of a million instances takes minutes, on a busy machine an hour.
+const TIMEOUT_MS = Math.max(1, Number(process.env.BENCH_SEARCH_TIMEOUT_MIN || 30)) * 60_000;
+// Where part 1 keeps the reindex's documents as _bulk bodies (a file, not memory: a million
+// documents are gigabytes); removed at the end.
+const workDir = join(process.env.FP_STACK_DIR || join(repo, '.stack'), 'bench-search');
 
 // What die() must undo first (the benchmark's own minifolio), synchronously.
 const cleanups = [];
@@ -135,7 +143,7 @@ async function timedReindex(headers, index) {
   for (;;) {
     job = (await call(`${gateway}/instance-storage/reindex/${start.json.id}`, { headers })).json;
     if (job && job.jobStatus !== 'In progress') break;
-    if (performance.now() - t0 > TIMEOUT_MS) die('the reindex did not finish within 30 minutes', 'read the mod-search log');
+    if (performance.now() - t0 > TIMEOUT_MS) die(`the reindex did not finish within ${TIMEOUT_MS / 60_000} minutes`, 'read the mod-search log, or allow more: BENCH_SEARCH_TIMEOUT_MIN');
     await sleep(50);
   }
   if (job.jobStatus !== 'Ids published') die(`the reindex ended ${job.jobStatus}`, 'read the mod-search log');
@@ -154,9 +162,10 @@ async function timedReindex(headers, index) {
  * settings, mapping and refresh_interval -1, BULK_DOCS per request,
  * BULK_CONCURRENCY at a time, then refreshes back to 1s and one refresh.
  */
-async function timedRawBulk(meta, bodies, scratch) {
+async function timedRawBulk(meta, bulkFile, scratch) {
   await call(`${opensearch}/${scratch}`, { method: 'DELETE' });
   const { number_of_shards, number_of_replicas, analysis, max_result_window } = meta.settings.index;
+  const file = await open(bulkFile.path, 'r');
   const t1 = performance.now();
   const created = await call(`${opensearch}/${scratch}`, {
     method: 'PUT',
@@ -166,8 +175,11 @@ async function timedRawBulk(meta, bodies, scratch) {
   if (created.status !== 200) die(`could not create ${scratch} (${created.text.slice(0, 200)})`, 'read the OpenSearch log');
   let next = 0;
   const worker = async () => {
-    while (next < bodies.length) {
-      const body = bodies[next++];
+    while (next < bulkFile.chunks.length) {
+      const { offset, length } = bulkFile.chunks[next++];
+      // Read from the page cache, as the reindex reads PostgreSQL's.
+      const body = Buffer.alloc(length);
+      await file.read(body, 0, length, offset);
       // No compression, as mod-search's client asks for none: fetch would
       // ask for gzip and make OpenSearch compress every bulk answer.
       const r = await call(`${opensearch}/${scratch}/_bulk`, { method: 'POST', headers: { 'content-type': 'application/x-ndjson', 'accept-encoding': 'identity' }, body });
@@ -178,8 +190,40 @@ async function timedRawBulk(meta, bodies, scratch) {
   await call(`${opensearch}/${scratch}/_settings`, { method: 'PUT', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ index: { refresh_interval: '1s' } }) });
   const bulked = await count(scratch);
   const seconds = (performance.now() - t1) / 1000;
+  await file.close();
   await call(`${opensearch}/${scratch}`, { method: 'DELETE' });
   return { bulked, seconds };
+}
+
+/**
+ * The documents of index as _bulk bodies of BULK_DOCS each, written to a file (one scroll page
+ * per body): { path, chunks: [{ offset, length }] }.
+ */
+async function writeBulkFile(index) {
+  mkdirSync(workDir, { recursive: true });
+  const path = join(workDir, `bulk-${index}.ndjson`);
+  cleanups.push(() => rmSync(path, { force: true }));
+  const file = await open(path, 'w');
+  const chunks = [];
+  let offset = 0;
+  let page = await call(`${opensearch}/${index}/_search?scroll=5m`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ size: BULK_DOCS, sort: ['_doc'] }),
+  });
+  while (page.json?.hits?.hits?.length) {
+    const body = Buffer.from(page.json.hits.hits.map((h) => `{"index":{"_id":${JSON.stringify(h._id)}}}\n${JSON.stringify(h._source)}\n`).join(''));
+    await file.write(body, 0, body.length, offset);
+    chunks.push({ offset, length: body.length });
+    offset += body.length;
+    page = await call(`${opensearch}/_search/scroll`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ scroll: '5m', scroll_id: page.json._scroll_id }),
+    });
+  }
+  await file.close();
+  return { path, chunks, bytes: offset };
 }
 
 /**
@@ -191,37 +235,20 @@ async function timedRawBulk(meta, bodies, scratch) {
 async function reindexVsBulk(headers) {
   const index = `folio_instance_${tenant}`;
   const scratch = `bench_bulk_${tenant}`;
-  let bodies = null;
+  let bulkFile = null;
   let meta = null;
   const ratios = [];
   const reindexRates = [];
   const bulkRates = [];
   for (let round = 1; round <= ROUNDS; round++) {
     const re = await timedReindex(headers, index);
-    if (!bodies) {
+    if (!bulkFile) {
       // The documents as mod-search wrote them.
       meta = (await call(`${opensearch}/${index}`)).json?.[index];
       if (!meta) die(`index ${index} is missing after the reindex`, 'read the mod-search log');
-      const source = [];
-      let page = await call(`${opensearch}/${index}/_search?scroll=2m`, {
-        method: 'POST',
-        headers: { 'content-type': 'application/json' },
-        body: JSON.stringify({ size: 1000, sort: ['_doc'] }),
-      });
-      while (page.json?.hits?.hits?.length) {
-        for (const h of page.json.hits.hits) source.push([h._id, h._source]);
-        page = await call(`${opensearch}/_search/scroll`, {
-          method: 'POST',
-          headers: { 'content-type': 'application/json' },
-          body: JSON.stringify({ scroll: '2m', scroll_id: page.json._scroll_id }),
-        });
-      }
-      bodies = [];
-      for (let i = 0; i < source.length; i += BULK_DOCS) {
-        bodies.push(source.slice(i, i + BULK_DOCS).map(([id, doc]) => `{"index":{"_id":${JSON.stringify(id)}}}\n${JSON.stringify(doc)}\n`).join(''));
-      }
+      bulkFile = await writeBulkFile(index);
     }
-    const raw = await timedRawBulk(meta, bodies, scratch);
+    const raw = await timedRawBulk(meta, bulkFile, scratch);
     const reindexRate = re.docs / re.seconds;
     const bulkRate = raw.bulked / raw.seconds;
     ratios.push(reindexRate / bulkRate);
@@ -238,6 +265,7 @@ async function reindexVsBulk(headers) {
   console.log(`   raw _bulk docs/s (the floor): median ${bulk.median.toFixed(0)}, IQR ${bulk.q1.toFixed(0)}-${bulk.q3.toFixed(0)}: the same work moved ${pct(bulk.relative)} of its median between rounds`);
   const verdict = reindexVerdict(ratios, bulkRates);
   console.log(`   ratio over ${ROUNDS} interleaved rounds: median ${r.median.toFixed(2)}, IQR ${r.q1.toFixed(2)}-${r.q3.toFixed(2)} (target >= 0.7): ${verdict}`);
+  rmSync(bulkFile.path, { force: true });
   return verdict !== 'NOT met';
 }
 
@@ -380,6 +408,61 @@ async function templatesVsDirect() {
   return notMet === 0;
 }
 
+/**
+ * Part 4: each template's p50 and p95 through gateway + mod-search on tenants of different sizes
+ * (BENCH_SEARCH_SIZES, e.g. a 40,000- and a 1,000,000-instance tenant), the same query values on
+ * each, the tenants taken in turn per sample (rotating which goes first), so the machine's noise
+ * falls on both alike. No target: it shows where the time goes as the index grows.
+ */
+async function templatesBySize() {
+  const tenants = (process.env.BENCH_SEARCH_SIZES || '').split(',').map((t) => t.trim()).filter(Boolean);
+  if (tenants.length < 2) {
+    console.log('4. per-template p50/p95 by index size: NOT RUN (BENCH_SEARCH_SIZES names fewer than two seeded, indexed tenants, e.g. BENCH_SEARCH_SIZES=fs09000002,fs09000000)');
+    return true;
+  }
+  const samples = Number(process.env.BENCH_SEARCH_SAMPLES || 30);
+  let tables;
+  try {
+    tables = D.FILES.map((f) => D.parseRows(readFileSync(join(repo, 'data', 'search', f.file), 'utf8'), f.file));
+  } catch (e) {
+    die(`the search query files are missing (${e.message})`, 'make search-data');
+  }
+  const heads = {};
+  const sizes = {};
+  for (const t of tenants) {
+    heads[t] = await login(gateway, t);
+    sizes[t] = await count(`folio_instance_${t}`);
+    if (sizes[t] <= 0) die(`tenant ${t} has no instance index`, `seed and index it: bin/minifolio seed --tenant ${t} ..., then node tools/search-index.mjs --tenant ${t}`);
+  }
+  const rows = [];
+  for (const tpl of T.TEMPLATES) {
+    const times = Object.fromEntries(tenants.map((t) => [t, []]));
+    for (let i = 0; i < samples; i++) {
+      const order = [...tenants];
+      for (let k = 0; k < i % tenants.length; k++) order.push(order.shift());
+      for (const t of order) {
+        const t0 = performance.now();
+        const r = await call(`${gateway}${T.searchRequest(tpl, D.valuesAt(tables, i)).url}`, { headers: heads[t] });
+        times[t].push(performance.now() - t0);
+        if (r.status !== 200) die(`${tpl.name} answered ${r.status} on ${t} (${r.text.slice(0, 200)})`, 'read the mod-search log');
+      }
+    }
+    rows.push({ name: tpl.name, by: Object.fromEntries(tenants.map((t) => [t, { p50: quantile(times[t], 0.5), p95: quantile(times[t], 0.95) }])) });
+  }
+  const [small, big] = [tenants[0], tenants[tenants.length - 1]];
+  console.log(`4. per-template p50 / p95 in ms through gateway + mod-search, ${samples} requests each, by index size: ` +
+    tenants.map((t) => `${t} ${sizes[t].toLocaleString('en')} instances`).join(', '));
+  const width = Math.max(...rows.map((r) => r.name.length));
+  const cell = (x) => `${x.p50.toFixed(1).padStart(7)} ${x.p95.toFixed(1).padStart(7)}`;
+  console.log(`   ${'template'.padEnd(width)}  ${tenants.map((t) => `${`${t} p50`.padStart(15)} ${'p95'.padStart(7)}`).join('  ')}  p50 ${big}/${small}`);
+  for (const r of rows) {
+    console.log(`   ${r.name.padEnd(width)}  ${tenants.map((t) => `${''.padStart(7)} ${cell(r.by[t])}`).join('  ')}  ${(r.by[big].p50 / r.by[small].p50).toFixed(2)}x`);
+  }
+  const ratio = (q) => p50(rows.map((r) => r.by[big][q] / r.by[small][q]));
+  console.log(`   median over templates of ${big}/${small}: p50 ${ratio('p50').toFixed(2)}x, p95 ${ratio('p95').toFixed(2)}x for ${(sizes[big] / sizes[small]).toFixed(1)}x the instances`);
+  return true;
+}
+
 async function influx(q) {
   const base = (process.env.FP_INFLUX_URL || `http://127.0.0.1:${setting('FP_INFLUX_PORT')}`).replace(/\/$/, '');
   const r = await call(`${base}/query?db=k6&epoch=ms&q=${encodeURIComponent(q)}`);
@@ -435,7 +518,7 @@ async function aloneVsUnderReindex() {
     if (m !== null) samples.machine.push({ t, cpu: m });
   }, 1000);
   const r = await new Promise((resolve) => {
-    const child = spawn(join(repo, 'tools', 'run.sh'), [], {
+    const child = spawn(process.execPath, [join(repo, 'tools', 'folio-perf.mjs'), 'run'], {
       cwd: repo,
       env: { ...process.env, WORKFLOW: 'search', PROFILE: 'smoke', VUS: '1', DURATION: duration, REINDEX_TENANT: tenant, TESTID: testid, MINIFOLIO_PROFILE: 'fast' },
       stdio: ['ignore', 'pipe', 'pipe'],
@@ -502,9 +585,20 @@ async function aloneVsUnderReindex() {
 
 // BENCH_SEARCH_PARTS (e.g. "1" or "1,3") runs only those parts; the exit
 // status then covers only them.
+/** One line on what OpenSearch runs with: the node's heap, and each benchmark index's shards, size and documents. */
+async function openSearchSettings() {
+  const node = Object.values((await call(`${opensearch}/_nodes/stats/jvm`)).json?.nodes ?? {})[0];
+  const heap = node ? `${(node.jvm.mem.heap_max_in_bytes / 2 ** 20).toFixed(0)} MiB heap` : 'heap unknown';
+  const indexes = (await call(`${opensearch}/_cat/indices/folio_instance_*?format=json&bytes=b&h=index,pri,rep,docs.count,store.size`)).json ?? [];
+  const each = indexes.map((i) => `${i.index} ${i.pri} shard(s), ${i.rep} replica(s), ${Number(i['docs.count']).toLocaleString('en')} documents, ${(Number(i['store.size']) / 1e9).toFixed(2)} GB`);
+  console.log(`OpenSearch: ${heap}; ${each.join('; ') || 'no instance index'}`);
+}
+
 const parts = new Set((process.env.BENCH_SEARCH_PARTS || '1,2,3').split(',').map((s) => s.trim()));
 const headers = await login();
+await openSearchSettings();
 const met1 = parts.has('1') ? await reindexVsBulk(headers) : true;
 const met2 = parts.has('2') ? await templatesVsDirect() : true;
+if (parts.has('4')) await templatesBySize();
 const ran3 = parts.has('3') ? await aloneVsUnderReindex() : true;
 process.exit(met1 && met2 === true && ran3 !== null ? 0 : 1);

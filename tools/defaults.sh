@@ -1,9 +1,10 @@
 # shellcheck shell=bash
 # folio-perf's defaults for the shell: the values of defaults.env (ports, tenants,
 # operator, local passwords), the state directory and the helpers around them.
-# Sourced by tools/run.sh, tools/folio-perf.mjs (through run.sh), stack/lib.sh,
-# tools/bench-k6.sh, minifolio/bench.sh and tools/test-env.sh; a value already in
-# the environment wins. Sourced, not run.
+# Sourced by stack/lib.sh, make bench-k6 and bench-jmeter, minifolio/bench.sh and
+# tools/test-env.sh, and by folio-perf run for what the shell derives from them
+# (tools/cli/stack-defaults.mjs); a value already in the environment wins.
+# Sourced, not run.
 fp_repo=${fp_repo:-$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)}
 
 # Every KEY=VALUE of defaults.env (ports, tenants, operator, local passwords; that file says
@@ -22,7 +23,7 @@ while IFS='=' read -r fp_k fp_v || [ -n "$fp_k" ]; do
 done <"$fp_defaults_file"
 unset fp_k fp_v
 : "${FP_STACK_DIR:=$fp_repo/.stack}"
-export FOLIO_DB_PASSWORD
+export FOLIO_DB_PASSWORD FP_KEYCLOAK_ADMIN_PASSWORD
 
 # fp_urlencode STRING: every byte but RFC 3986's unreserved characters as %XX,
 # so a password with @ # / ? % or a space stays one URL component.

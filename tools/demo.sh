@@ -3,7 +3,7 @@
 # and 20 users on minifolio's lotus profile, then mod-search at 1 and 20 users, alone and while
 # minifolio's second tenant (fs09000001) reindexes. That tenant name is also a real installation's:
 # the reindex may only ever reach the local minifolio, so the demo keeps none of the shell's target
-# settings (tools/local-env.sh) and tools/run.sh refuses a target off this machine (FP_LOCAL_ONLY).
+# settings (tools/local-env.sh) and folio-perf run refuses a target off this machine (FP_LOCAL_ONLY).
 set -euo pipefail
 # shellcheck source=tools/local-env.sh
 . "$(dirname "$0")/local-env.sh"

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # `make drills`: the reliability drills as one suite, on the tests' own stack (tools/test-env.sh).
-# Whole runs (tools/run.sh) driven through faults and bad input; after each, nothing the run made
+# Whole runs (folio-perf run) driven through faults and bad input; after each, nothing the run made
 # is left open or checked out, and what was lost is said:
 #   tests/e2e/drills.test.mjs       Ctrl-C under lotus, a second Ctrl-C, a foreign loan, a module
 #                                   and PostgreSQL restarted mid-run, a failed undo

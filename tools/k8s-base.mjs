@@ -186,17 +186,28 @@ export function testRun(gs, { name, workflow, script, head, env = [], volumes = 
   ].join('\n')}\n`;
 }
 
-/** k8s/base/'s files from the repository and the workflows' registry (tools/workflows.mjs). */
-export async function baseFiles() {
-  const names = workflowNames();
+// Each workflow's TestRun inputs: its script (a file of scripts/) and its tools module's `k8s`.
+async function workflowRuns() {
   const runs = [];
-  for (const n of names) {
+  for (const n of workflowNames()) {
     const script = await scriptPath(n);
     if (relative(join(repo, 'scripts'), script) !== basename(script)) throw new Error(`workflow ${n}'s script ${script} is not under ${repo}/scripts/; fix: a TestRun carries the repository's scripts/ only`);
     const k8s = (await tools(n)).k8s;
     if (!k8s || !Array.isArray(k8s.head)) throw new Error(`tools/report/workflows/${n}.mjs exports no k8s.head; fix: describe the workflow's TestRun there (see cico.mjs)`);
     runs.push({ name: n, script: basename(script), k8s });
   }
+  return runs;
+}
+
+/** The ConfigMaps every TestRun mounts (what a pod finds under /folio-perf). */
+export async function baseGroups() {
+  return groups((await workflowRuns()).map((r) => r.script));
+}
+
+/** k8s/base/'s files from the repository and the workflows' registry (tools/workflows.mjs). */
+export async function baseFiles() {
+  const runs = await workflowRuns();
+  const names = runs.map((r) => r.name);
   const gs = groups(runs.map((r) => r.script));
   const files = { 'kustomization.yaml': kustomization(gs, names) };
   for (const r of runs) files[`testrun-${r.name}.yaml`] = testRun(gs, { name: `folio-perf-${r.name}`, workflow: r.name, script: r.script, head: r.k8s.head, ...podExtras(r.k8s) });

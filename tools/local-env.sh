@@ -11,7 +11,7 @@
 #                                     runs CMD so (make recipes that call node directly; NAME is
 #                                     what the one line calls it, e.g. the make target)
 #
-# Both set FP_LOCAL_ONLY=1, on which tools/run.sh, the login probe and the k6 scripts
+# Both set FP_LOCAL_ONLY=1, on which folio-perf run (before its login) and the k6 scripts
 # (lib/config.js) refuse a target that is not on 127.0.0.1 with one line.
 fp_allow_file=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)/local-env.allow
 fp_allow=()

@@ -3,6 +3,7 @@
 // wamerican word list, deterministically: the same list, rows and seed give the same bytes.
 //   node tools/search-data.mjs [--out data/search] [--rows 1000] [--seed N] [--words FILE]
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { parseArgs } from 'node:util';
 import { join } from 'node:path';
 import { WORDLIST, DEFAULT_ROWS, DEFAULT_SEED, vocabulary, generateFiles } from '../lib/search/data.js';
 
@@ -11,12 +12,12 @@ function die(cause, fix) {
   process.exit(2);
 }
 
-const args = { out: 'data/search', rows: String(DEFAULT_ROWS), seed: String(DEFAULT_SEED), words: WORDLIST };
-const argv = process.argv.slice(2);
-for (let i = 0; i < argv.length; i++) {
-  const k = argv[i].replace(/^--/, '');
-  if (!(k in args) || i + 1 >= argv.length) die(`unknown or incomplete option ${argv[i]}`, 'use --out DIR --rows N --seed N --words FILE');
-  args[k] = argv[++i];
+let args;
+try {
+  const options = { out: { type: 'string', default: 'data/search' }, rows: { type: 'string', default: String(DEFAULT_ROWS) }, seed: { type: 'string', default: String(DEFAULT_SEED) }, words: { type: 'string', default: WORDLIST } };
+  args = parseArgs({ options, strict: true }).values;
+} catch (e) {
+  die(String(e.message).split('\n')[0].replace(/\. To specify a positional argument.*$/, ''), 'use --out DIR --rows N --seed N --words FILE');
 }
 const rows = Number(args.rows);
 const seed = Number(args.seed);

@@ -1,10 +1,12 @@
 #!/usr/bin/env node
-// Indexes one tenant through FOLIO's own API before a search run (tools/run.sh WORKFLOW=search):
+// Indexes one tenant through FOLIO's own API before a search run (folio-perf run WORKFLOW=search, tools/run/workflows/search.mjs):
 // logs in, starts mod-search's full reindex (POST /search/index/instance-records/reindex/full),
 // polls GET /search/index/instance-records/reindex/status until it completes (bounded), and says
 // how long it took. The legacy authority index is built too (POST /search/index/inventory/reindex
 // {"resourceName": "authority"}), since the authority templates search it.
 //   FOLIO_PASSWORD=... node tools/search-index.mjs --url http://127.0.0.1:9130 --tenant fs09000000 [--user folio_admin] [--timeout 600]
+//     [--if-incomplete]   (leave an index alone that holds every instance and authority already)
+import { parseArgs } from 'node:util';
 import { CURRENT, currentProgress } from '../lib/search/reindex.js';
 import { setting } from './defaults.mjs';
 
@@ -13,12 +15,12 @@ function die(cause, fix) {
   process.exit(1);
 }
 
-const args = { url: '', tenant: '', user: setting('FP_USER'), timeout: '600' };
-const argv = process.argv.slice(2);
-for (let i = 0; i < argv.length; i++) {
-  const k = argv[i].replace(/^--/, '');
-  if (!(k in args) || i + 1 >= argv.length) die(`unknown or incomplete option ${argv[i]}`, 'use --url URL --tenant TENANT [--user USER] [--timeout SECONDS]');
-  args[k] = argv[++i];
+let args;
+try {
+  const options = { url: { type: 'string', default: '' }, tenant: { type: 'string', default: '' }, user: { type: 'string', default: setting('FP_USER') }, timeout: { type: 'string', default: '600' }, 'if-incomplete': { type: 'boolean', default: false } };
+  args = parseArgs({ options, strict: true }).values;
+} catch (e) {
+  die(String(e.message).split('\n')[0].replace(/\. To specify a positional argument.*$/, ''), 'use --url URL --tenant TENANT [--user USER] [--timeout SECONDS] [--if-incomplete]');
 }
 const password = process.env.FOLIO_PASSWORD;
 if (!args.url || !args.tenant) die('--url and --tenant are required', 'e.g. --url http://127.0.0.1:9130 --tenant fs09000000');
@@ -60,6 +62,20 @@ async function login() {
 
 const t0 = Date.now();
 const token = await login();
+// --if-incomplete: an index that already holds every instance and authority of the tenant's
+// storage is left as it is (a reindex of millions of instances takes minutes).
+if (args['if-incomplete']) {
+  const total = async (path) => {
+    const r = await call('GET', `${path}?${path.startsWith('/search') ? `query=${encodeURIComponent('cql.allRecords=1')}&` : ''}limit=0`, null, token);
+    return r.status === 200 && Number.isInteger(r.json?.totalRecords) ? r.json.totalRecords : -1;
+  };
+  const [inIndex, inStorage, authIndex, authStorage] = await Promise.all(['/search/instances', '/instance-storage/instances',
+    '/search/authorities', '/authority-storage/authorities'].map(total));
+  if (inStorage > 0 && inIndex === inStorage && authIndex === authStorage) {
+    console.log(`==> search-index: ${args.tenant} is indexed already (${inIndex} instances, ${authIndex} authority headings); left as it is`);
+    process.exit(0);
+  }
+}
 const started = await call(CURRENT.start.method, CURRENT.start.path, CURRENT.start.body, token);
 if (started.status < 200 || started.status > 299) die(`${CURRENT.start.path} answered ${started.status} ${started.text.slice(0, 160)}`, 'check that mod-search is enabled for the tenant (minifolio up --opensearch URL)');
 let p = { state: 'running', detail: '' };

@@ -23,7 +23,9 @@ import { METRICS, TAGS } from '../metrics.js';
 const TEARDOWN_PREFIX = 'teardown ';
 const RECOVER_PREFIX = 'recover ';
 // What to do when a run leaves items checked out (named in every such message).
-const RECOVERY = "on minifolio run bin/minifolio reset; on a real FOLIO, PTF's checkin-checkout-db-restore.sql";
+// The same words on minifolio and on a real FOLIO, and never a restore SQL: on a real FOLIO that ends
+// every loan of the tenant, staff's and patrons' alike. folio-perf run names what is left.
+const RECOVERY = 'check in the items left checked out (folio-perf run lists them when it ends)';
 // A teardown check-in that failed this often is reported instead of retried.
 const TEARDOWN_TRIES = 3;
 
@@ -66,6 +68,8 @@ export function cicoWorkflow(run, read) {
     const session = new Session(cfg);
     const cause = session.login();
     if (cause) return abort(cause);
+    // What the run tests, as the target announces it before the first user starts.
+    const record = run.captureRecord(session);
     const client = makeClient({ cfg, session, think: null, log: failureLog('setup') });
     const segment = runnerSegment();
     // Local VU numbers run 1..n in each process; k6 initialised them all before setup.
@@ -88,7 +92,7 @@ export function cicoWorkflow(run, read) {
     }
     const problems = checkPools(counts);
     if (problems.length) {
-      const fix = cfg.data.kind === 'db' ? 'seed or reset the target (bin/minifolio seed / bin/minifolio reset, or PTF\'s checkin-checkout-db-restore.sql)' : `fill the CSV files in ${cfg.data.dir}`;
+      const fix = cfg.data.kind === 'db' ? 'seed or reset the local minifolio (bin/minifolio seed, folio-perf reset); on your FOLIO check in test items at that service point' : `fill the CSV files in ${cfg.data.dir}`;
       // With DATA=db only items shelved at the run's service point count (see lib/cico/data.js).
       const where = cfg.data.kind === 'db' ? ` (items shelved at service point ${servicePointId})` : '';
       return abort(`no test data for tenant ${cfg.folio.tenant}${where}: ${problems.join('; ')}; fix: ${fix}${env.SERVICE_POINT_ID ? ', or unset SERVICE_POINT_ID' : ''}`);
@@ -109,6 +113,7 @@ export function cicoWorkflow(run, read) {
       slots,
       segment: segment ? segment.text : null,
       operatorId: who.id,
+      record,
     };
   }
 

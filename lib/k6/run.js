@@ -56,14 +56,19 @@ export function loadRun({ read, env, workflow, vu = 0, load = (path) => require(
   }
 }
 
-// What only VU 0 needs: the options k6 reads (thresholds, tags), the test id, and the report code
-// for handleSummary (run.report). The thresholds and report modules are loaded here, through
-// k6's init-context require(), and not imported: every statically imported module is evaluated in
-// every VU, and k6's JavaScript VM keeps about 1 KB per function and object a module creates, so
-// the two would cost each load VU 63 KB (13 MB at 200 VUs, measured with a heap profile).
+// What only VU 0 needs: the options k6 reads (thresholds, tags), the test id, the report code
+// for handleSummary (run.report) and setup's record of the run (run.captureRecord). The
+// thresholds, report and record modules are loaded here, through k6's init-context require(), and
+// not imported: every statically imported module is evaluated in every VU, and k6's JavaScript VM
+// keeps about 1 KB per function and object a module creates, so the first two alone would cost each
+// load VU 63 KB (13 MB at 200 VUs, measured with a heap profile).
 function planRun(wf, run, read, env, load) {
   const { buildThresholds, parseJsonFile, SUMMARY_TREND_STATS } = load('../thresholds.js');
   const report = load(wf.report);
+  // The record of what the run tests (lib/k6/record.js): the commit is read here, in init, where
+  // open() works; the rest in setup, from the target.
+  const recorder = load('./record.js');
+  const commit = recorder.gitCommit(read);
   const { cfg, profile, workflow } = run;
 
   if (env.BASELINE && !wf.baselines) throw new Error(`BASELINE is not supported by the ${workflow} workflow; fix: unset BASELINE`);
@@ -89,7 +94,7 @@ function planRun(wf, run, read, env, load) {
   // k6 cannot create directories, and handleSummary's files fail if results/<testid>/ is missing:
   // `make run` creates it; a direct run is told how (see handleSummary).
   // One runner of a split run (INSTANCE) writes its summary beside the others', under runners/<i>/;
-  // tools/run-runners.sh merges them into results/<testid>/summary.json.
+  // folio-perf run (tools/run/k6.mjs) merges them into results/<testid>/summary.json.
   const resultsDir = env.INSTANCE ? `results/${testid}/runners/${env.INSTANCE}` : `results/${testid}`;
   const resultsDirExists = env.TESTID ? isDirectory(read, resultsDir) : false;
 
@@ -101,10 +106,10 @@ function planRun(wf, run, read, env, load) {
     tags: { testid, workflow, release: cfg.release, target: cfg.target, ...instanceTag(env.INSTANCE) },
     setupTimeout: env.SETUP_TIMEOUT || '5m',
     teardownTimeout: env.TEARDOWN_TIMEOUT || '10m',
-    // A dead target must fail a request in seconds, not hang a VU for k6's default 60 s.
-    // (per-request timeouts are set in lib/k6/http.js)
-    userAgent: 'folio-perf (k6)',
-    systemTags: [...SYSTEM_TAGS],
+    // No userAgent: k6's own ("Grafana k6/<version>") is how setup() learns the k6 version for
+    // the run's record (stock k6 has no other way to tell a script). Per-request timeouts are set
+    // in lib/k6/http.js.
+    systemTags: SYSTEM_TAGS,
   };
   return {
     ...run,
@@ -113,9 +118,17 @@ function planRun(wf, run, read, env, load) {
     resultsDir,
     resultsDirExists,
     report,
+    // setup(): the record, taken from the target once logged in (session), with the load as configured.
+    captureRecord: (session) =>
+      recorder.captureRecord(cfg, session, commit, { profile: profile.name, steps: profile.steps, stepDuration: `${profile.durationMs / 1000}s`, think: env.THINK || profile.think || 'none' }),
     describe: () => wf.describe(run, env),
   };
 }
+
+// k6's default system tags but `url`. Every request's own URL (its ids and barcodes) would be a new
+// tag set per request, which k6 builds and keeps for the rest of the run, and a field of every
+// sample in InfluxDB; `name`, the templated path, is what the tables, dashboards and thresholds read.
+export const SYSTEM_TAGS = ['proto', 'subproto', 'status', 'method', 'name', 'group', 'check', 'error', 'error_code', 'tls_version', 'scenario', 'service', 'expected_response'];
 
 // INSTANCE names one runner of a run split over several k6 processes (make run RUNNERS=N sets it):
 // its samples carry the tag instance=<INSTANCE> beside the shared testid. Low cardinality: a

@@ -1,7 +1,7 @@
 // The check-in/check-out run end to end on the real stack: k6 → minifolio →
 // PostgreSQL, samples into InfluxDB, the regression gate, token refresh, bad
 // input stopping before the load, and a clean state after SIGINT. Every run goes
-// through tools/run.sh, the same path as `make run`, on the tests' own stack.
+// through folio-perf run, the same path as `make run`, on the tests' own stack.
 import { test, before } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
@@ -20,11 +20,11 @@ const minifolioDB = () => env('FP_PG_DSN');
 const openLoans = () => Number(sql(`select count(*) from ${loanTable} where lower(jsonb->'status'->>'name') = 'open'`));
 const allLoans = () => Number(sql(`select count(*) from ${loanTable}`));
 
-// cicoRun runs tools/run.sh (minifolio restart, reset, k6) and returns its
+// cicoRun runs folio-perf run (minifolio restart, reset, k6) and returns its
 // output, exit code and the run's summary document.
 function cicoRun(name, vars, { timeoutMs = 240_000 } = {}) {
   const testid = `e2e-${name}-${Date.now()}`;
-  const r = run(join(repo, 'tools', 'run.sh'), [], {
+  const r = run(process.execPath, [join(repo, 'tools', 'folio-perf.mjs'), 'run'], {
     env: { PROFILE: 'smoke', DURATION: '30s', MINIFOLIO_PROFILE: 'fast', TESTID: testid, ...vars },
     timeoutMs,
   });
@@ -37,7 +37,7 @@ function cicoRun(name, vars, { timeoutMs = 240_000 } = {}) {
   return { ...r, out: r.stdout + r.stderr, testid, summary };
 }
 
-// k6Direct runs the CICO script without run.sh, against the already running
+// k6Direct runs the CICO script without folio-perf run, against the already running
 // minifolio, for the bad-input cases that must stop before any load.
 function k6Direct(vars) {
   return run(bin('k6'), ['run', '--quiet', join(repo, 'scripts', 'check-in-check-out.js')], {
@@ -146,7 +146,7 @@ test('a request without a templated name is refused before it leaves k6 (its URL
 test('the loans the run created equal the successful check-outs k6 counted, and none is left open', () => {
   assert.ok(smoke?.summary, 'needs the smoke run');
   const checkouts = metric(smoke.summary, 'transaction_duration{transaction:check-out}').count;
-  // run.sh reset the circulation tables right before the run: every loan row is the run's.
+  // folio-perf run reset the circulation tables right before the run: every loan row is the run's.
   assert.equal(allLoans(), checkouts);
   assert.equal(openLoans(), 0, 'teardown checked in what the run checked out');
 });
@@ -239,9 +239,9 @@ test('bad input stops before the load with a one-line cause, and checks nothing 
 test('a run interrupted with SIGINT leaves no item checked out', async () => {
   assert.equal(run(bin('minifolio'), ['reset'], { env: { MINIFOLIO_DB: minifolioDB() } }).status, 0);
   const testid = `e2e-sigint-${Date.now()}`;
-  const child = spawn(join(repo, 'tools', 'run.sh'), [], {
+  const child = spawn(process.execPath, [join(repo, 'tools', 'folio-perf.mjs'), 'run'], {
     cwd: repo,
-    detached: true, // own process group: the signal reaches run.sh and k6 as Ctrl-C would
+    detached: true, // own process group: the signal reaches folio-perf as Ctrl-C would (it passes it on to k6)
     env: childEnv({ PROFILE: 'smoke', DURATION: '60s', MINIFOLIO_PROFILE: 'fast', TESTID: testid, TEARDOWN_SETTLE: '5s' }),
     stdio: ['ignore', 'pipe', 'pipe'],
   });

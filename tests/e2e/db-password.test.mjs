@@ -1,6 +1,6 @@
 // A database password made of the characters that break URLs, libpq strings
 // and TOML (@ # / ? % space ' " \) works through the whole native path: the
-// stack (initdb, psql, Telegraf's postgresql input) and a run (tools/run.sh:
+// stack (initdb, psql, Telegraf's postgresql input) and a run (folio-perf run:
 // minifolio's URL, k6's DSN), and shows up in no output, log or result.
 // PostgreSQL fixes the password when its data directory is created, so this
 // test has a stack of its own (temporary directory, ports +50 from the test
@@ -50,7 +50,7 @@ test('a password with @ # / ? % space quote and backslash: stack up, a run, no l
 
   const up = run(join(repo, 'stack', 'stack.sh'), ['up'], { env: stackEnv, timeoutMs: 120_000 });
   assert.equal(up.status, 0, up.stdout + up.stderr);
-  const r = run(join(repo, 'tools', 'run.sh'), [], {
+  const r = run(process.execPath, [join(repo, 'tools', 'folio-perf.mjs'), 'run'], {
     env: { ...stackEnv, PROFILE: 'smoke', DURATION: '10s', MINIFOLIO_PROFILE: 'fast', TESTID: testid, SEED_ITEMS: '300', SEED_USERS: '30', SEED_LOANS: '5' },
     timeoutMs: 240_000,
   });

@@ -1,14 +1,14 @@
 // Reliability drills on the real stack: a run is interrupted, loses a module or PostgreSQL for a
 // moment, meets a loan another account made, or a check-in whose undo fails. After each the
 // database holds no open loan of the run and no item the run left checked out, and what was not
-// cleaned is named. Every run goes through tools/run.sh (the path of `make run`).
+// cleaned is named. Every run goes through folio-perf run (the path of `make run`).
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawn, spawnSync } from 'node:child_process';
 import { readFileSync, writeFileSync, openSync, readdirSync, statSync, mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { repo, env, bin, waitFor, run, sql, childEnv } from './helpers.mjs';
+import { repo, env, bin, waitFor, run, sql, childEnv, startFolioPerf } from './helpers.mjs';
 import { poolQueries } from '../../lib/cico/data.js';
 
 const tenant = 'fs09000000';
@@ -38,40 +38,10 @@ function runPool(limit) {
 // Patrons the run may serve (active, no manual block), as it selects them.
 const patrons = (limit) => lines(sql(`prepare u(int, text) as ${poolQueries(tenant).activeUsers}; execute u(${limit}, 'folio_admin')`));
 
-// Starts tools/run.sh in its own process group (a signal reaches run.sh and k6 as Ctrl-C does).
+// Starts folio-perf run in its own process group (a signal reaches it as Ctrl-C does; it passes it on to k6).
 function startRun(name, vars) {
   const testid = `drill-${name}-${Date.now()}`;
-  const child = spawn(join(repo, 'tools', 'run.sh'), [], {
-    cwd: repo,
-    detached: true,
-    env: childEnv({ PROFILE: 'smoke', MINIFOLIO_PROFILE: 'fast', TESTID: testid, ...vars }),
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  let out = '';
-  child.stdout.on('data', (d) => (out += d));
-  child.stderr.on('data', (d) => (out += d));
-  const exited = new Promise((resolve) => child.on('close', (code) => resolve(code)));
-  return {
-    testid,
-    child,
-    output: () => out,
-    signal: (sig) => process.kill(-child.pid, sig),
-    // Waits for the end (bounded); kills the group if it overruns.
-    async done(seconds) {
-      let timer;
-      const overrun = new Promise((resolve) => (timer = setTimeout(() => resolve('timeout'), seconds * 1000)));
-      const code = await Promise.race([exited, overrun]);
-      clearTimeout(timer);
-      if (code === 'timeout') {
-        try {
-          process.kill(-child.pid, 'SIGKILL');
-        } catch {
-          // gone
-        }
-      }
-      return { code, out };
-    },
-  };
+  return { testid, ...startFolioPerf({ PROFILE: 'smoke', MINIFOLIO_PROFILE: 'fast', TESTID: testid, ...vars }) };
 }
 
 // The run started its load: the first loan exists.
@@ -141,11 +111,44 @@ test('a second Ctrl-C stops teardown: what it left is named by barcode, with the
   const left = [...new Set([...openLoansBy('folio_admin'), ...checkedOutItems()])].sort();
   assert.ok(left.length > 0, `the drill needs items left behind by the second Ctrl-C:\n${out}`);
   const m = /the run left (\d+) items checked out: ([^\n]*)/.exec(out);
-  assert.ok(m, `run.sh names what was left:\n${out}`);
+  assert.ok(m, `folio-perf run names what was left:\n${out}`);
   assert.equal(Number(m[1]), left.length);
   assert.deepEqual(m[2].trim().split(' ').slice(0, 20), left.slice(0, 20));
   assert.match(out, /fix: .*bin\/minifolio reset/);
   assert.doesNotMatch(out, new RegExp(env('FOLIO_DB_PASSWORD')), 'no password in the output');
+  reset();
+  assertClean('after bin/minifolio reset');
+});
+
+// The same on a FOLIO that is not this stack's (FOLIO_URL set; minifolio under lotus stands in for
+// it and is not restarted by the run): the run cannot read that FOLIO's database, so it lists
+// through the API the open loans its operator made since the run started, by barcode, and advises
+// checking in those; never the restore SQL, which would end every loan of the tenant.
+test('a second Ctrl-C on your FOLIO: the run lists its own open loans by barcode, never the restore SQL', async () => {
+  reset();
+  const mf = { env: { MINIFOLIO_DB: env('FP_PG_DSN') } };
+  const runDir = join(env('FP_STACK_DIR'), 'minifolio');
+  assert.equal(run(bin('minifolio'), ['down', '--run-dir', runDir], mf).status, 0);
+  const up = run(bin('minifolio'), ['up', '--run-dir', runDir, '--port', env('FP_MINIFOLIO_PORT'), '--profile', 'lotus'], mf);
+  assert.equal(up.status, 0, up.stdout + up.stderr);
+  const r = startRun('double-sigint-remote', {
+    VUS: '10', DURATION: '60s', THINK: 'none', FOLIO_URL: `http://127.0.0.1:${env('FP_MINIFOLIO_PORT')}`, FOLIO_PASSWORD: 'admin', FOLIO_DB_PORT: env('FP_PG_PORT'),
+  });
+  await loadStarted();
+  await waitFor(() => allLoans() >= 10, { seconds: 60, what: '10 loans' });
+  r.signal('SIGINT');
+  await waitFor(() => /teardown: checking in/.test(r.output()), { seconds: 30, what: 'teardown to start' });
+  r.signal('SIGINT');
+  const { code, out } = await r.done(90);
+  assert.equal(code, 105, out);
+  const open = openLoansBy('folio_admin');
+  assert.ok(open.length > 0, `the drill needs loans left open by the second Ctrl-C:\n${out}`);
+  const m = /left (\d+) open loans, made by its operator since \S+; item barcodes:\n((?: {4}(?!fix:)\S.*\n)+)/.exec(out);
+  assert.ok(m, `folio-perf run lists the open loans it left:\n${out}`);
+  assert.equal(Number(m[1]), open.length);
+  assert.deepEqual(m[2].trim().split(/\s+/), open);
+  assert.match(out, /fix: check in exactly these items/);
+  assert.doesNotMatch(out, /restore\.sql|truncat|minifolio reset|folio-perf reset/i);
   reset();
   assertClean('after bin/minifolio reset');
 });

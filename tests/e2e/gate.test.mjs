@@ -6,7 +6,7 @@
 // (--control), which the profile leaves alone, so the machine's speed cancels, and relative to the
 // run's own speed (--control speed); the fast candidate is judged as make perf-gate does (--control
 // speed: in absolute quantiles two baseline runs that happened to agree called a fast run 30 %
-// slower from a machine slowdown "regressed"; docs/benchmarks.md's bench-gate figures show why). Bad input stops with one line. Runs go through tools/run.sh like make run.
+// slower from a machine slowdown "regressed"; docs/benchmarks.md's bench-gate figures show why). Bad input stops with one line. Runs go through folio-perf run like make run.
 import { test, before } from 'node:test';
 import assert from 'node:assert/strict';
 import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
@@ -27,7 +27,7 @@ const cli = (args, extra = {}) => run('node', [join(repo, 'tools', 'folio-perf.m
 
 function gateRun(name, profile) {
   const testid = `e2e-gate-${name}-${Date.now()}`;
-  const r = run(join(repo, 'tools', 'run.sh'), [], { env: { PROFILE: 'smoke', DURATION, MINIFOLIO_PROFILE: profile, TESTID: testid }, timeoutMs: 300_000 });
+  const r = run(process.execPath, [join(repo, 'tools', 'folio-perf.mjs'), 'run'], { env: { PROFILE: 'smoke', DURATION, MINIFOLIO_PROFILE: profile, TESTID: testid }, timeoutMs: 300_000 });
   assert.equal(r.status, 0, r.stdout + r.stderr);
   return testid;
 }

@@ -2,6 +2,7 @@
 // clients for it. `make test` (tools/test.sh) starts the stack and sets the
 // FP_* variables; run alone, a test says which variable is missing.
 import { spawn, spawnSync } from 'node:child_process';
+import { readdirSync, readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { localEnv } from '../../tools/local-env.mjs';
@@ -67,6 +68,43 @@ export function run(cmd, args, { env: extra = {}, timeoutMs = 120_000, cwd = rep
   return { status: r.status, stdout: r.stdout, stderr: r.stderr };
 }
 
+// startFolioPerf starts `folio-perf ARGS` (default: run) in a process group of its own, as a
+// terminal starts a command: signal(sig) sends to the group as Ctrl-C does, done(seconds) waits
+// for the end (bounded: past it the group is killed) and gives { code, out }; vars add to the
+// environment.
+export function startFolioPerf(vars, args = ['run']) {
+  const child = spawn(process.execPath, [join(repo, 'tools', 'folio-perf.mjs'), ...args], {
+    cwd: repo,
+    detached: true,
+    env: childEnv(vars),
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let out = '';
+  child.stdout.on('data', (d) => (out += d));
+  child.stderr.on('data', (d) => (out += d));
+  const exited = new Promise((resolve) => child.on('close', (code, signal) => resolve(code ?? signal)));
+  const killGroup = () => {
+    try {
+      process.kill(-child.pid, 'SIGKILL');
+    } catch {
+      // gone
+    }
+  };
+  return {
+    child,
+    output: () => out,
+    signal: (sig) => process.kill(-child.pid, sig),
+    killGroup,
+    async done(seconds) {
+      let timer;
+      const code = await Promise.race([exited, new Promise((r) => (timer = setTimeout(() => r('timeout'), seconds * 1000)))]);
+      clearTimeout(timer);
+      if (code === 'timeout') killGroup();
+      return { code, out };
+    },
+  };
+}
+
 // folioPerf runs `node tools/folio-perf.mjs ARGS` (report, compare, ...) against the stack's
 // InfluxDB; extra adds or overrides environment variables.
 export function folioPerf(args, extra = {}) {
@@ -103,12 +141,12 @@ export function runAsync(cmd, args, { env: childEnv, timeoutMs = 60_000, cwd = r
 }
 
 /**
- * The Markdown table under the caption line `**captionStart…**` of a folio-perf report:
+ * The Markdown table under the caption line `**[Table N. ]captionStart…**` of a folio-perf report:
  * the caption line, the header cells and the rows as arrays of cells.
  */
 export function mdTable(text, captionStart) {
   const lines = text.split('\n');
-  const at = lines.findIndex((l) => l.startsWith(`**${captionStart}`));
+  const at = lines.findIndex((l) => l.replace(/^\*\*Table \d+\. /, '**').startsWith(`**${captionStart}`));
   if (at < 0) throw new Error(`no table "${captionStart}" in the report`);
   const rows = [];
   for (let i = at + 2; i < lines.length && lines[i].startsWith('|'); i++) rows.push(lines[i].slice(2, -2).split(' | '));
@@ -146,3 +184,38 @@ export async function valuesInRun(testid, values) {
   }
   return hits;
 }
+
+// The processes whose parent is pid, and theirs (from /proc): what a command started, to check
+// that none outlives it, or to find one of them (e.g. a runner's k6) to signal.
+export function descendants(pid) {
+  const children = new Map();
+  for (const d of readdirSync('/proc').filter((n) => /^\d+$/.test(n))) {
+    try {
+      const ppid = Number(readFileSync(`/proc/${d}/stat`, 'utf8').replace(/^.*\) /s, '').split(' ')[1]);
+      if (!children.has(ppid)) children.set(ppid, []);
+      children.get(ppid).push(Number(d));
+    } catch {
+      // gone meanwhile
+    }
+  }
+  const out = [];
+  const walk = (p) => (children.get(p) || []).forEach((c) => (out.push(c), walk(c)));
+  walk(pid);
+  return out;
+}
+export const alive = (pid) => {
+  try {
+    process.kill(pid, 0);
+    return !/^\S+ \S+ Z/.test(readFileSync(`/proc/${pid}/stat`, 'utf8').replace(/^(\d+) \(.*\) /s, '$1 x '));
+  } catch {
+    return false;
+  }
+};
+export const cmdline = (pid) => {
+  try {
+    return readFileSync(`/proc/${pid}/cmdline`, 'utf8').replace(/\0/g, ' ').trim();
+  } catch {
+    return '';
+  }
+};
+

@@ -1,7 +1,7 @@
 // Samples survive an InfluxDB stall, and a run whose samples did not all reach
 // InfluxDB says so and fails (SAMPLE_LOSS). Each run pauses the test stack's
 // own InfluxDB (SIGSTOP through its pid file, SIGCONT after) during a short
-// CICO run through tools/run.sh, then compares k6's own counts with InfluxDB's.
+// CICO run through folio-perf run, then compares k6's own counts with InfluxDB's.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
@@ -19,10 +19,10 @@ function influxPid() {
   return pid;
 }
 
-// pausedRun runs tools/run.sh and pauses InfluxDB from pauseAt for pauseMs.
+// pausedRun runs folio-perf run and pauses InfluxDB from pauseAt for pauseMs.
 async function pausedRun(name, vars, { pauseAt, pauseMs }) {
   const testid = `e2e-loss-${name}-${Date.now()}`;
-  const child = spawn(join(repo, 'tools', 'run.sh'), [], {
+  const child = spawn(process.execPath, [join(repo, 'tools', 'folio-perf.mjs'), 'run'], {
     cwd: repo,
     env: childEnv({ PROFILE: 'smoke', DURATION: '40s', MINIFOLIO_PROFILE: 'fast', TESTID: testid, ...vars }),
   });
@@ -53,7 +53,7 @@ async function pausedRun(name, vars, { pauseAt, pauseMs }) {
 }
 
 // A stalled InfluxDB must not stall the load's bookkeeping: after the run (teardown done) no loan
-// is open and no item Checked out. run.sh reset the tenant before the run, so any is the run's.
+// is open and no item Checked out. folio-perf run reset the tenant before the run, so any is the run's.
 function assertNothingLeft(name, out) {
   const tenant = 'fs09000000';
   const open = Number(sql(`select count(*) from ${tenant}_mod_circulation_storage.loan where lower(jsonb->'status'->>'name') = 'open'`));

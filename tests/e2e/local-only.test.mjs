@@ -10,9 +10,9 @@ import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { createServer } from 'node:http';
 import { spawn } from 'node:child_process';
-import { readdirSync, readFileSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { repo, env, bin, childEnv, run } from './helpers.mjs';
+import { repo, env, bin, childEnv, run, descendants } from './helpers.mjs';
 
 const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
 let sentinel;
@@ -53,13 +53,13 @@ const USERS = ['FOLIO_URL', 'FOLIO_PASSWORD', 'FOLIO_TENANT', 'FOLIO_USER', 'FOL
 const CLIENTS = new Set(['node', 'k6', 'minifolio', 'curl', 'psql', 'pg_isready', 'influx', 'telegraf']);
 
 // Every process of the process group pgid, with its environment as it was started.
-function group(pgid) {
+// Every process the entry point started, by parent (folio-perf runs its children, k6 among them,
+// in process groups of their own, so the group of the entry point alone would miss them).
+function group(root) {
   const out = [];
-  for (const d of readdirSync('/proc')) {
-    if (!/^\d+$/.test(d)) continue;
+  for (const d of [root, ...descendants(root)]) {
     try {
       const stat = readFileSync(`/proc/${d}/stat`, 'utf8');
-      if (Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[2]) !== pgid) continue;
       const environ = Object.fromEntries(readFileSync(`/proc/${d}/environ`, 'utf8').split('\0').filter(Boolean)
         .map((kv) => [kv.slice(0, kv.indexOf('=')), kv.slice(kv.indexOf('=') + 1)]));
       const comm = stat.slice(stat.indexOf('(') + 1, stat.lastIndexOf(')'));
@@ -131,7 +131,7 @@ const firstLine = (out, name) => {
 // Entry points stopped at their first client process (it shows the environment the whole entry
 // point runs with): running make test or make drills to the end from inside make test would take
 // half an hour; `make demo` and `make perf-gate` run for real below.
-for (const [target, name] of [['test', 'test.sh'], ['drills', 'drills.sh'], ['bench-k6', 'bench-k6.sh'], ['bench-leak', 'bench-leak.sh'],
+for (const [target, name] of [['test', 'test.sh'], ['drills', 'drills.sh'], ['bench-k6', 'bench-k6'], ['bench-jmeter', 'bench-jmeter'], ['bench-leak', 'bench-leak.sh'],
   ['bench-minifolio', 'bench.sh'], ['bench-gate', 'bench-gate'], ['bench-samples', 'bench-samples'], ['bench-search', 'bench-search'], ['bench-report', 'bench-report']]) {
   test(`make ${target}: the user's FOLIO settings reach none of its processes`, async () => {
     // (the allow-list's own address check, tools/local-env.mjs, runs before the entry point's first line)
@@ -174,15 +174,15 @@ test('make perf-gate with the user\'s FOLIO exported: every run on minifolio, th
 
 // Below the entry points, a second line of defence: with FP_LOCAL_ONLY=1 (set by them) a target
 // off this machine is refused by name, before anything is contacted.
-test('FP_LOCAL_ONLY=1: tools/run.sh, k6 and folio-perf report refuse https://folio.example.org in one line, contacting nothing', () => {
+test('FP_LOCAL_ONLY=1: folio-perf run, k6 and folio-perf report refuse https://folio.example.org in one line, contacting nothing', () => {
   const off = { ...userShell('https://folio.example.org'), FOLIO_DB_HOST: '', FOLIO_DB_PORT: '', K6_OUT: '', K6_ENV: 'local' };
-  const r = run(join(repo, 'tools', 'run.sh'), [], { env: { ...off, PROFILE: 'smoke' }, timeoutMs: 60_000 });
+  const r = run(process.execPath, [join(repo, 'tools', 'folio-perf.mjs'), 'run'], { env: { ...off, PROFILE: 'smoke' }, timeoutMs: 60_000 });
   assert.equal(r.status, 1, r.stdout + r.stderr);
   assert.equal(r.stderr.trim().split('\n').length, 1, r.stderr);
   assert.match(r.stderr, /^folio-perf: config: FOLIO_URL "https:\/\/folio\.example\.org" is not on this machine; fix: /);
   assert.doesNotMatch(r.stdout, /==> (target|k6|minifolio)/, 'stopped before anything else');
 
-  const envFile = run(join(repo, 'tools', 'run.sh'), [], { env: { ...off, FOLIO_URL: '', K6_ENV: 'folio.example' }, timeoutMs: 60_000 });
+  const envFile = run(process.execPath, [join(repo, 'tools', 'folio-perf.mjs'), 'run'], { env: { ...off, FOLIO_URL: '', K6_ENV: 'folio.example' }, timeoutMs: 60_000 });
   assert.equal(envFile.status, 1);
   assert.match(envFile.stderr, /folio\.url in env\/folio\.example\.json "https:\/\/okapi\.example\.org" is not on this machine/);
 
@@ -193,9 +193,11 @@ test('FP_LOCAL_ONLY=1: tools/run.sh, k6 and folio-perf report refuse https://fol
     assert.notEqual(k.status, 0, `${script}: ${k.stdout}${k.stderr}`);
     assert.match(k.stdout + k.stderr, /FOLIO_URL \\?"https:\/\/folio\.example\.org\\?" is not on this machine/, script);
   }
+  // The report asks no FOLIO anything (what was tested is recorded at the run's start): a FOLIO
+  // URL given to it is refused, not contacted.
   const rep = run('node', [join(repo, 'tools', 'folio-perf.mjs'), 'report', 'no-such-run', '--folio-url', 'https://folio.example.org'], { env: off });
   assert.equal(rep.status, 1);
-  assert.match(rep.stderr, /is not on this machine/);
+  assert.match(rep.stderr, /Unknown option '--folio-url'/);
   assert.deepEqual(contacts, [], 'nothing reached the proxy (k6 and curl would CONNECT through it to folio.example.org)');
 });
 

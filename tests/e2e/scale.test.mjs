@@ -10,12 +10,11 @@
 //     way round exits 0 (samples written by the test, so both cases are exact).
 import { test, before } from 'node:test';
 import assert from 'node:assert/strict';
-import { spawn } from 'node:child_process';
 import { mkdtempSync, readFileSync, writeFileSync, mkdirSync, copyFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { repo, env, bin, influxQuery, run, runAsync, mdTable, waitFor, sql, childEnv } from './helpers.mjs';
-import { baseFiles, groups } from '../../tools/k8s-base.mjs';
+import { repo, env, bin, influxQuery, run, runAsync, mdTable, waitFor, sql, descendants, cmdline, startFolioPerf } from './helpers.mjs';
+import { baseFiles, baseGroups } from '../../tools/k8s-base.mjs';
 import { influxWrite } from '../../dashboards/src/influx-query.mjs';
 
 const tenant = 'fs09000000';
@@ -36,7 +35,7 @@ function k6P(values, pct) {
 
 function scaleRun(runners) {
   const testid = `e2e-scale-${runners}r-${Date.now()}`;
-  const r = run(join(repo, 'tools', 'run.sh'), [], {
+  const r = run(process.execPath, [join(repo, 'tools', 'folio-perf.mjs'), 'run'], {
     env: { PROFILE: 'smoke', VUS: String(VUS), DURATION, THINK, MINIFOLIO_PROFILE: 'fast', TESTID: testid, RUNNERS: String(runners) },
     timeoutMs: 240_000,
   });
@@ -150,7 +149,7 @@ test("the report of a 2-runner run (from the merged summary.json) counts every r
   const id = `"testid" = '${r.testid}'`;
   for (const tx of ['check-in', 'check-out']) {
     const all = await count('transaction_duration', `${id} AND "transaction" = '${tx}'`);
-    assert.equal(Number(t.rows[0][col(`${tx} n`)]), all, `${tx}: the report's n is every runner's`);
+    assert.equal(Number(t.rows.find((x) => x[col('Transaction')] === tx)[col('n')]), all, `${tx}: the report's n is every runner's`);
   }
 });
 
@@ -192,36 +191,27 @@ test('a budget failing over the union exits 99 while each runner alone passes; a
   console.log(`constructed: union fails (${union.stdout.split('\n').find((l) => l.includes('check-out')).trim()}); union passes (${u.stdout.split('\n').find((l) => l.includes('check-out')).trim()})`);
 });
 
-test('Ctrl-C stops every runner: each checks in its own loans, the run exits 105 without a verdict', async () => {
-  const testid = `e2e-scale-sigint-${Date.now()}`;
-  const child = spawn(join(repo, 'tools', 'run.sh'), [], {
-    cwd: repo,
-    detached: true, // own process group: the signal reaches run.sh, run-runners.sh and every k6 as Ctrl-C would
-    env: childEnv({ PROFILE: 'smoke', VUS: '4', DURATION: '60s', THINK, TESTID: testid, RUNNERS: '2', TEARDOWN_SETTLE: '5s' }),
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  let out = '';
-  child.stdout.on('data', (d) => (out += d));
-  child.stderr.on('data', (d) => (out += d));
-  const exited = new Promise((resolve) => child.on('close', (code) => resolve(code)));
-  let code;
+// A RUNNERS=2 run of 4 VUs through folio-perf; act(run) once both runners have finished
+// transactions; resolves { code, out, testid } (bounded: the group is killed past 150 s).
+async function runnersRun(name, duration, act) {
+  const testid = `e2e-scale-${name}-${Date.now()}`;
+  const r = startFolioPerf({ PROFILE: 'smoke', VUS: '4', DURATION: duration, THINK, TESTID: testid, RUNNERS: '2', TEARDOWN_SETTLE: '5s' });
   try {
-    // Interrupt once both runners have finished transactions.
     await waitFor(async () => (await influxQuery(`SELECT count("value") FROM "transaction_duration" WHERE "testid" = '${testid}' GROUP BY "instance"`)).length === 2, {
       seconds: 90,
       what: 'transactions of both runners',
     });
-    process.kill(-child.pid, 'SIGINT');
-    let timer;
-    code = await Promise.race([exited, new Promise((r) => (timer = setTimeout(() => r('timeout'), 120_000)))]);
-    clearTimeout(timer);
+    act(r);
+    return { ...(await r.done(150)), testid };
   } finally {
-    try {
-      process.kill(-child.pid, 'SIGKILL');
-    } catch {
-      // already gone
-    }
+    r.killGroup();
   }
+}
+
+test('Ctrl-C stops every runner: each checks in its own loans, the run exits 105 without a verdict', async () => {
+  // Interrupt once both runners have finished transactions: the signal reaches folio-perf as
+  // Ctrl-C would (it passes it on to every runner).
+  const { code, out, testid } = await runnersRun('sigint', '60s', (r) => r.signal('SIGINT'));
   assert.equal(code, 105, out);
   assert.match(out, /runner 1: k6 exited with 105/);
   assert.match(out, /runner 2: k6 exited with 105/);
@@ -229,6 +219,32 @@ test('Ctrl-C stops every runner: each checks in its own loans, the run exits 105
   for (const i of [1, 2]) assert.match(readFileSync(join(repo, 'results', testid, 'runners', String(i), 'k6.log'), 'utf8'), /teardown checked in \d+ items/);
   assert.equal(Number(sql(`select count(*) from ${tenant}_mod_circulation_storage.loan where lower(jsonb->'status'->>'name') = 'open'`)), 0, 'every runner checked in its loans');
   assert.equal(Number(sql(`select count(*) from ${tenant}_mod_inventory_storage.item where jsonb->'status'->>'name' = 'Checked out'`)), 0);
+});
+
+// A runner that dies while the others load the target (exit other than 0/99: a crash, an OOM kill)
+// has already failed the run: the others are stopped as by Ctrl-C (each checks in its own loans)
+// rather than running the whole plan, and the run exits with the failed runner's code.
+test('a runner that fails early stops the others: they check in and exit 105, the run exits with the failure', async () => {
+  assert.equal(run(bin('minifolio'), ['reset'], { env: { MINIFOLIO_DB: env('FP_PG_DSN') } }).status, 0);
+  const { code, out, testid } = await runnersRun('crash', '120s', (r) => {
+    // Runner 1's k6: started by folio-perf, running execution segment 0:1/2.
+    const started = descendants(r.child.pid);
+    const runner1 = started.filter((p) => /\bk6 run\b.*--execution-segment 0:1\/2\b/.test(cmdline(p)));
+    assert.equal(runner1.length, 1, started.map(cmdline).join('\n'));
+    process.kill(runner1[0], 'SIGKILL');
+  });
+  assert.equal(code, 137, out);
+  assert.match(out, /runner 1: k6 exited with 137/);
+  assert.match(out, /runner 1 failed \(exit 137\): stopping the other 1 \(each checks in its own loans first\)/);
+  assert.match(out, /runner 2: k6 exited with 105/, 'runner 2 was stopped, not left to run its plan');
+  assert.match(out, /no verdict: a runner did not finish its run \(exit 137\)/);
+  assert.match(readFileSync(join(repo, 'results', testid, 'runners', '2', 'k6.log'), 'utf8'), /the load was cut short[\s\S]*teardown checked in \d+ items/);
+  // Runner 1 died without its teardown: what it left is named (exactly what the database holds).
+  const left = Number(sql(`select count(*) from ${tenant}_mod_inventory_storage.item i where i.jsonb->'status'->>'name' = 'Checked out'
+    or exists (select 1 from ${tenant}_mod_circulation_storage.loan l where l.jsonb->>'itemId' = i.id::text and lower(l.jsonb->'status'->>'name') = 'open')`));
+  const named = /the run left (\d+) items checked out: /.exec(out);
+  assert.equal(named ? Number(named[1]) : 0, left, out);
+  assert.equal(run(bin('minifolio'), ['reset'], { env: { MINIFOLIO_DB: env('FP_PG_DSN') } }).status, 0);
 });
 
 // Two k6-operator runner pods, as far as one machine can be one: the files laid out as the TestRun's
@@ -239,7 +255,7 @@ test('the cico TestRun as two runner pods: its file layout, args and settings ru
   // The pre-test state that make run restores (no open loan), so that what is open afterwards is the pods'.
   assert.equal(run(bin('minifolio'), ['reset'], { env: { MINIFOLIO_DB: env('FP_PG_DSN') } }).status, 0);
   const pod = join(tmp, 'pod');
-  for (const g of groups()) {
+  for (const g of await baseGroups()) {
     mkdirSync(join(pod, 'folio-perf', g.dir), { recursive: true });
     for (const f of g.files) copyFileSync(join(repo, g.dir, f), join(pod, 'folio-perf', g.dir, f));
   }
@@ -251,7 +267,7 @@ test('the cico TestRun as two runner pods: its file layout, args and settings ru
     data: 'db',
     release: 'minifolio',
   }));
-  const yaml = baseFiles()['testrun-cico.yaml'];
+  const yaml = (await baseFiles())['testrun-cico.yaml'];
   const script = /localFile: \/folio-perf\/(\S+)/.exec(yaml)[1];
   const block = yaml.slice(yaml.indexOf('\n  args:\n'), yaml.indexOf('\n  runner:\n'));
   const args = [...block.matchAll(/^ {4}- (.+)$/gm)].map((m) => m[1]);
@@ -279,9 +295,9 @@ test('the cico TestRun as two runner pods: its file layout, args and settings ru
 });
 
 test('bad input: RUNNERS must be 1..16, and an unknown test id has no verdict', () => {
-  const r = run(join(repo, 'tools', 'run.sh'), [], { env: { RUNNERS: '0' }, timeoutMs: 30_000 });
+  const r = run(process.execPath, [join(repo, 'tools', 'folio-perf.mjs'), 'run'], { env: { RUNNERS: '0' }, timeoutMs: 30_000 });
   assert.equal(r.status, 1);
-  assert.match(r.stderr, /RUNNERS '0' is not a number of k6 processes from 1 to 16\. Fix: use e\.g\. RUNNERS=2/);
+  assert.match(r.stderr, /RUNNERS '0' is not a number of k6 processes from 1 to 16; fix: use e\.g\. RUNNERS=2/);
   const v = verdict('e2e-scale-no-such-run');
   assert.equal(v.status, 1);
   assert.match(v.stderr, /no samples of test id e2e-scale-no-such-run/);

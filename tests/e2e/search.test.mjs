@@ -1,7 +1,7 @@
 // The mod-search workflow end to end on the real stack: k6 -> minifolio (gateway + mod-search) ->
 // OpenSearch, tenant fs09000000 searched while fs09000001 is reindexed in the background, samples
 // into InfluxDB, the report tables; and bad settings stopping the script before any load. The run
-// goes through tools/run.sh (WORKFLOW=search), the same path as `make run WORKFLOW=search`.
+// goes through `folio-perf run WORKFLOW=search`, the same path as `make run WORKFLOW=search`.
 import { test, before } from 'node:test';
 import assert from 'node:assert/strict';
 import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
@@ -32,7 +32,7 @@ function searchRun() {
   if (result) return result;
   // Two short phases at 1 user: 30 s alone, then 30 s while fs09000001 is reindexed (polled
   // every second, so the window is sampled several times even when the reindex is quick).
-  const r = run(join(repo, 'tools', 'run.sh'), [], {
+  const r = run(process.execPath, [join(repo, 'tools', 'folio-perf.mjs'), 'run'], {
     env: { WORKFLOW: 'search', PROFILE: 'smoke', DURATION: '30s', MINIFOLIO_PROFILE: 'fast', TESTID: testid, REINDEX_TENANT: reindexed, REINDEX_POLL: '1s' },
     timeoutMs: 600_000,
   });
@@ -163,8 +163,8 @@ test('a bad setting stops the script before any request, with one line (cause, f
   assert.equal(await searchRequests(id), 0, 'no search request after a failed login');
 });
 
-test('tools/run.sh refuses an unknown WORKFLOW with one line', () => {
-  const r = run(join(repo, 'tools', 'run.sh'), [], { env: { WORKFLOW: 'circulation' }, timeoutMs: 30_000 });
+test('folio-perf run refuses an unknown WORKFLOW with one line', () => {
+  const r = run(process.execPath, [join(repo, 'tools', 'folio-perf.mjs'), 'run'], { env: { WORKFLOW: 'circulation' }, timeoutMs: 30_000 });
   assert.notEqual(r.status, 0);
-  assert.match(r.stderr, /^folio-perf: unknown WORKFLOW 'circulation'\. Fix: use WORKFLOW=cico or WORKFLOW=search\n$/);
+  assert.match(r.stderr, /^folio-perf: unknown WORKFLOW 'circulation'; fix: use one of WORKFLOW=cico, WORKFLOW=search\n$/);
 });

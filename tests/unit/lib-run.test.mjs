@@ -7,9 +7,11 @@ import { loadRun as loadRunK6 } from '../../lib/k6/run.js';
 import * as thresholds from '../../lib/thresholds.js';
 import * as summary from '../../lib/cico/summary.js';
 import { cico } from '../../lib/workflows/cico.js';
+import * as record from '../../lib/record.js';
 
-// In k6, VU 0 loads these two through require(); here they come from the imports above.
-const vuZeroModules = { '../thresholds.js': thresholds, '../cico/summary.js': summary };
+// In k6, VU 0 loads these through require(); here they come from the imports above (the record's
+// k6 half imports k6/http: its pure half gives what init uses, gitCommit).
+const vuZeroModules = { '../thresholds.js': thresholds, '../cico/summary.js': summary, './record.js': record };
 const loadRun = (p) => loadRunK6({ load: (path) => vuZeroModules[path], ...p });
 
 const root = new URL('../../', import.meta.url);
@@ -94,10 +96,10 @@ test("a load VU's own init (vu >= 1) gets what an iteration needs, and never loa
   assert.equal(run.perVu, 50);
   assert.equal(run.distribution.checkIn, 43);
   assert.deepEqual(Object.keys(run.profile.scenarios), ['vus_1']);
-  // VU 0 loads both, once each.
+  // VU 0 loads them, once each.
   const zero = [];
   loadRunK6({ read, env, workflow: cico, load: (path) => (zero.push(path), vuZeroModules[path]) });
-  assert.deepEqual(zero, ['../thresholds.js', '../cico/summary.js']);
+  assert.deepEqual(zero, ['../thresholds.js', '../cico/summary.js', './record.js']);
 });
 
 test('INSTANCE: one runner of a split run tags its samples instance=<name>; a bad name is refused', () => {

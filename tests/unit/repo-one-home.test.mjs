@@ -114,11 +114,16 @@ test('another gateway port in defaults.env moves the native stack and the env fi
     const run = loadRun({ read: readCopy, env: { FOLIO_PASSWORD: 'x', FOLIO_DB_PASSWORD: 'y' }, workflow: cico, vu: 1 });
     assert.equal(run.cfg.folio.url, 'http://127.0.0.1:19130');
     assert.equal(run.cfg.folio.tenant, 'fs19000000');
-    const probe = spawnSync('node', ['tools/login-probe.mjs'], { cwd: copy, env: { ...env, FOLIO_PASSWORD: 'x' }, encoding: 'utf8', timeout: 60_000 });
-    assert.match(probe.stderr, /127\.0\.0\.1:19130/);
-    // run.sh and reset.sh seed and reset the tenant of defaults.env, not minifolio's built-in one
-    for (const f of ['tools/run.sh', 'tools/reset.sh']) assert.match(readCopy(f), /bin\/minifolio reset --tenant "\$FP_TENANT"/, f);
-    assert.match(readCopy('tools/run.sh'), /bin\/minifolio seed --tenant "\$FP_TENANT"/);
+    // folio-perf run's login before k6 (the same settings k6 resolves)
+    const login = spawnSync('node', ['--input-type=module', '-e', "const { targetConfig } = await import('./tools/run/folio-session.mjs'); console.log(targetConfig({ FOLIO_PASSWORD: 'x' }).folio.url)"], { cwd: copy, env, encoding: 'utf8', timeout: 60_000 });
+    assert.equal(login.stdout.trim(), 'http://127.0.0.1:19130', login.stderr);
+    // folio-perf run and reset seed and reset the tenant of defaults.env, not minifolio's built-in one
+    const { stackDefaults } = await import(pathToFileURL(join(copy, 'tools/cli/stack-defaults.mjs')).href);
+    const d = stackDefaults(env);
+    assert.deepEqual([d.FP_TENANT, d.FP_MINIFOLIO_PORT], ['fs19000000', '19130']);
+    assert.match(readCopy('tools/run/run.mjs'), /\['seed', '--tenant', defaults\.FP_TENANT,/);
+    assert.match(readCopy('tools/run/run.mjs'), /\['reset', '--tenant', defaults\.FP_TENANT\]/);
+    assert.match(readCopy('tools/cli/reset.mjs'), /\['reset', '--tenant', values\.tenant \|\| d\.FP_TENANT\]/);
   } finally {
     rmSync(copy, { recursive: true, force: true });
   }

@@ -45,6 +45,6 @@ test('perf-gate.yml runs the statistical gate: make perf-gate -> folio-perf verd
   // A pull request's baseline runs are made by its base commit (a full clone to have it).
   assert.match(wf, /fetch-depth: 0/);
   assert.match(wf, /GATE_BASE_REF: \$\{\{ github\.event_name == 'pull_request' && github\.event\.pull_request\.base\.sha/);
-  const cli = readFileSync(join(repo, 'tools', 'folio-perf.mjs'), 'utf8');
-  assert.match(cli, /process\.env\.GITHUB_STEP_SUMMARY/);
+  const cli = readFileSync(join(repo, 'tools', 'cli', 'verdict.mjs'), 'utf8');
+  assert.match(cli, /env\.GITHUB_STEP_SUMMARY/);
 });

@@ -23,7 +23,7 @@ export function switchPatterns(name) {
 export function ownedBy(file, name) {
   const n = esc(name);
   return new RegExp(
-    `^(lib/workflows/${n}\\.js|lib/${n}/.*|lib/k6/${n}(-[^/]+)?\\.js|tools/report/workflows/${n}\\.mjs|dashboards/src/${n}(-[^/]+)?\\.mjs|tests/e2e/.*)$`,
+    `^(lib/workflows/${n}\\.js|lib/${n}/.*|lib/k6/${n}(-[^/]+)?\\.js|tools/report/workflows/${n}\\.mjs|tools/run/workflows/${n}\\.mjs|dashboards/src/${n}(-[^/]+)?\\.mjs|tests/e2e/.*)$`,
   ).test(file);
 }
 

@@ -1,8 +1,7 @@
 // One summary.json for a run split over several k6 processes (make run RUNNERS=N): the runners'
 // own summaries (results/<testid>/runners/<i>/summary.json) merged into
 // results/<testid>/summary.json, which the report, `baseline` and `compare` read as for one process.
-//
-//   node tools/verdict/merge-summary.mjs <testid> [--influx <url>] [--runners N]
+// folio-perf run calls mergeSummaries once its runners have ended (tools/run/run.mjs).
 //
 // What can be added up is added up (counters, rates' passes and fails, checks). A Trend's
 // percentiles cannot: they are read again over the union of every runner's samples in InfluxDB, in
@@ -162,28 +161,4 @@ export async function mergeSummaries(testid, { influxUrl, resultsDir = join(ROOT
   writeFileSync(`${path}.tmp`, JSON.stringify(doc, null, 2));
   renameSync(`${path}.tmp`, path);
   return { path, runners: found.length, doc };
-}
-
-if (process.argv[1] && fileURLToPath(import.meta.url) === process.argv[1]) {
-  const args = process.argv.slice(2);
-  const opt = (name) => {
-    const i = args.indexOf(name);
-    return i >= 0 ? args.splice(i, 2)[1] : undefined;
-  };
-  const influxUrl = opt('--influx') || process.env.FP_INFLUX_URL;
-  const runners = opt('--runners');
-  if (args.length !== 1) {
-    console.error('usage: node tools/verdict/merge-summary.mjs <testid> [--influx <url>] [--runners N]');
-    process.exit(1);
-  }
-  try {
-    const r = await mergeSummaries(args[0], { influxUrl, runners: runners ? Number(runners) : null });
-    console.log(`==> summary: ${r.runners} runners' summaries merged into ${r.path} (percentiles over all their samples in InfluxDB)`);
-  } catch (e) {
-    if (e instanceof ReportError) {
-      console.error(`folio-perf: ${e.message}`);
-      process.exit(1);
-    }
-    throw e;
-  }
 }

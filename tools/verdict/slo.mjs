@@ -22,6 +22,7 @@ import { ReportError } from '../report/errors.mjs';
 import { influxClient } from '../report/influx.mjs';
 import { buildThresholds, parseJsonFile, ThresholdsError } from '../../lib/thresholds.js';
 import { METRICS, TAGS } from '../../lib/metrics.js';
+import { known } from '../workflows.mjs';
 
 const q = (s) => `'${String(s).replace(/\\/g, '\\\\').replace(/'/g, "\\'")}'`;
 const ident = (s) => `"${String(s).replace(/\\/g, '\\\\').replace(/"/g, '\\"')}"`;
@@ -139,7 +140,8 @@ export async function workflowOf(influx, testid, instance = null) {
  */
 export async function rows(testid, { influxUrl, thresholdsFile, instance = null }) {
   const influx = influxClient(influxUrl);
-  const workflow = await workflowOf(influx, testid, instance);
+  // A workflow the registry does not know (samples of another checkout, a typo'd tag) is refused.
+  const workflow = known(await workflowOf(influx, testid, instance));
   // instance: one runner's samples only, i.e. what that runner alone would have been judged on.
   const only = instance === null ? {} : { instance };
   let text;

@@ -129,10 +129,10 @@ func (c *circulation) doCheckIn(ctx context.Context, cl caller, req checkInReque
 			// No half check-in (as check-out): without the item update the loan is
 			// reopened, or the item would stay "Checked out" with no open loan.
 			if wasOpen != nil {
-				return nil, c.undo(ctx, cl, err, http.MethodPut, "/loan-storage/loans/"+str(wasOpen, "id"), wasOpen,
-					"item "+req.ItemBarcode+" stays Checked out without an open loan: a check-in by barcode (folio-perf's teardown finds it) or minifolio reset repairs it")
+				return nil, forwardConflict(c.undo(ctx, cl, err, http.MethodPut, "/loan-storage/loans/"+str(wasOpen, "id"), wasOpen,
+					"item "+req.ItemBarcode+" stays Checked out without an open loan: a check-in by barcode (folio-perf's teardown finds it) or minifolio reset repairs it"))
 			}
-			return nil, err
+			return nil, forwardConflict(err)
 		}
 		slog.Warn("the item update answered an error but was saved; the check-in goes on", "item", itemID, "err", err)
 	}

@@ -251,8 +251,8 @@ func (c *circulation) doCheckOut(ctx context.Context, cl caller, req checkOutReq
 		if !c.itemSaved(ctx, cl, itemID, item) {
 			// No half check-out: without the item update the loan must go too,
 			// or the item would stay Available with an open loan on it.
-			return nil, false, c.undo(ctx, cl, err, http.MethodDelete, "/loan-storage/loans/"+str(stored, "id"), nil,
-				"item "+req.ItemBarcode+" stays Available with an open loan: a check-in by barcode (folio-perf's teardown) or minifolio reset repairs it")
+			return nil, false, forwardConflict(c.undo(ctx, cl, err, http.MethodDelete, "/loan-storage/loans/"+str(stored, "id"), nil,
+				"item "+req.ItemBarcode+" stays Available with an open loan: a check-in by barcode (folio-perf's teardown) or minifolio reset repairs it"))
 		}
 		slog.Warn("the item update answered an error but was saved; the check-out goes on", "item", itemID, "err", err)
 	}
@@ -304,6 +304,19 @@ func (c *circulation) undo(ctx context.Context, cl caller, err error, method, pa
 	}
 	slog.Error("undoing a half-done step failed: the database is left inconsistent", "undo", method+" "+path, "left", left, "cause", err, "err", uerr)
 	return fmt.Errorf("%v; undoing it with %s %s failed too: %v (%s)", err, method, path, uerr, left)
+}
+
+// forwardConflict answers an item update that optimistic locking refused
+// (the item changed since this request read it: a check-in and a check-out
+// of the same item at once) with storage's 409 and text, as mod-circulation
+// forwards a failed storage answer (ForwardOnFailure); any other error is
+// returned as it is.
+func forwardConflict(err error) error {
+	var ue *upstreamError
+	if errors.As(err, &ue) && ue.status == http.StatusConflict {
+		return &failure{status: http.StatusConflict, text: ue.body}
+	}
+	return err
 }
 
 func hasOpenLoan(barcode string) *failure {

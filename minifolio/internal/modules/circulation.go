@@ -15,6 +15,8 @@ func (c *circulation) routes(mux *http.ServeMux) {
 	mux.HandleFunc("GET /circulation/loans/{id}", c.loan)
 	mux.HandleFunc("GET /circulation/requests", c.passThrough("/request-storage/requests"))
 	mux.HandleFunc("GET /circulation/requests/{id}", c.passThrough("/request-storage/requests"))
+	// mod-circulation 24.x: the circulation settings of the storage module.
+	mux.HandleFunc("GET /circulation/settings", c.passThrough("/circulation-settings-storage/circulation-settings"))
 }
 
 // passThrough answers a business-module GET with the storage module's

@@ -33,6 +33,9 @@ type modSearch struct {
 	ix      *search.Indexer
 	jobs    *search.Jobs
 	timeout time.Duration
+	// v4: mod-search 4.0 and later (Ramsons on): the legacy reindex no longer
+	// takes "instance" and the full reindex answers 200 with an empty body.
+	v4 bool
 }
 
 func newModSearch(base context.Context, osURL string, pool *pgxpool.Pool, timeout time.Duration) *modSearch {
@@ -301,6 +304,19 @@ func (s *modSearch) legacyReindex(w http.ResponseWriter, r *http.Request) {
 		}
 	}
 	var res *search.Resource
+	if s.v4 && req.ResourceName == "" {
+		searchError(w, http.StatusBadRequest, "must not be null", "MethodArgumentNotValidException", "validation_error",
+			"resourceName", "null")
+		return
+	}
+	if s.v4 && req.ResourceName == "instance" {
+		// reindexRequest.yaml's resourceName enum lost "instance" in 4.0: the
+		// generated enum's fromValue throws, and ApiExceptionHandler answers the
+		// IllegalArgumentException under the HttpMessageNotReadableException.
+		searchError(w, http.StatusBadRequest, fmt.Sprintf("Unexpected value '%s'", req.ResourceName),
+			"IllegalArgumentException", "validation_error", "", "")
+		return
+	}
 	switch req.ResourceName {
 	case "", "instance":
 		res = search.Instances
@@ -335,6 +351,12 @@ func (s *modSearch) fullReindex(w http.ResponseWriter, r *http.Request) {
 	}
 	if !s.jobs.StartFull(tenant) {
 		searchError(w, http.StatusBadRequest, "Reindex is already in progress for tenant "+tenant, "RequestValidationException", "validation_error", "tenantId", tenant)
+		return
+	}
+	if s.v4 {
+		// IndexManagementController.reindexInstanceRecords: ResponseEntity.ok().build().
+		w.Header().Set("Content-Length", "0")
+		w.WriteHeader(http.StatusOK)
 		return
 	}
 	writeJSON(w, http.StatusOK, map[string]any{})

@@ -17,6 +17,7 @@ import (
 	"time"
 
 	"github.com/folio-perf/folio-perf/minifolio/internal/catalog"
+	"github.com/folio-perf/folio-perf/minifolio/internal/eureka"
 	"github.com/folio-perf/folio-perf/minifolio/internal/profile"
 	"github.com/folio-perf/folio-perf/minifolio/internal/storage"
 	"github.com/jackc/pgx/v5/pgxpool"
@@ -38,6 +39,19 @@ type Config struct {
 	// make bench-search (see passthrough in search.go). Never on by default:
 	// it lets any logged-in caller send any request to OpenSearch.
 	SearchPassthrough bool
+	// SearchShards: primary shards of each index mod-search creates (0: one,
+	// enough up to millions of instances on one node; docs/scale.md).
+	SearchShards int
+	// Keycloak is the Eureka profiles' token issuer (mod-login-keycloak only);
+	// without it mod-login-keycloak answers every login with its 400.
+	Keycloak *eureka.Keycloak
+	// TokenTTL is the access-token lifespan mod-login-keycloak gives a
+	// tenant's realm (default 600 s, mgr-tenants').
+	TokenTTL time.Duration
+	// SameSite of mod-login-keycloak's cookies (LOGIN_COOKIE_SAMESITE, default None).
+	SameSite string
+	// TokenHeader: mod-login-keycloak's X_OKAPI_TOKEN_HEADER_ENABLED.
+	TokenHeader bool
 }
 
 // Serve runs one module until ctx is cancelled.
@@ -134,6 +148,26 @@ func Handler(cfg Config, pool *pgxpool.Pool, prof *profile.Profile) (http.Handle
 		(&notes{db: pool}).routes(mux)
 	case "mod-circulation-storage":
 		(&circulationRules{db: pool}).routes(mux)
+	case "mod-users-bl":
+		(&usersBL{okapi: okapi}).routes(mux)
+	case "mod-users-keycloak":
+		(&usersKeycloak{bl: &usersBL{okapi: okapi}}).routes(mux)
+	case "mod-settings":
+		(&modSettings{db: pool}).routes(mux)
+	case "mod-login-keycloak":
+		if cfg.Keycloak == nil {
+			mux.HandleFunc("/authn/", func(w http.ResponseWriter, r *http.Request) {
+				loginError(w, http.StatusBadRequest, "Failed to obtain a token", "ServiceException", "service_error",
+					Param{Key: "cause", Value: "Keycloak is not configured: start the module with a Keycloak URL"})
+			})
+			break
+		}
+		sameSite := cfg.SameSite
+		if sameSite == "" {
+			sameSite = "None"
+		}
+		(&loginKeycloak{db: pool, kc: cfg.Keycloak, ttl: cfg.TokenTTL, sameSite: sameSite, header: cfg.TokenHeader,
+			v4: prof.AtLeast("mod-login-keycloak", 4, 0, 0), now: time.Now}).routes(mux)
 	case "mod-search":
 		if cfg.OpenSearchURL == "" {
 			mux.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) {
@@ -143,6 +177,10 @@ func Handler(cfg Config, pool *pgxpool.Pool, prof *profile.Profile) (http.Handle
 			break
 		}
 		ms := newModSearch(context.Background(), cfg.OpenSearchURL, pool, cfg.SearchTimeout)
+		ms.ix.Shards = cfg.SearchShards
+		// mod-search 4.0 (Ramsons) replaced the instance reindex of the
+		// legacy endpoint by instance-records/reindex/full.
+		ms.v4 = prof.AtLeast("mod-search", 4, 0, 0)
 		ms.routes(mux)
 		if cfg.SearchPassthrough {
 			(&passthrough{os: ms.os, timeout: ms.timeout}).routes(mux)
@@ -242,6 +280,9 @@ func (p *indexProfile) apply(ctx context.Context, tenant string) error {
 		return nil
 	}
 	m, _ := catalog.ByName(p.module)
+	if err := storage.EnsureModuleTables(ctx, p.db, tenant, m.Schema); err != nil {
+		return err
+	}
 	for _, t := range storage.ForSchema(m.Schema) {
 		if f := p.prof.Unindexed(p.module, t.Name); len(f) > 0 {
 			if err := storage.DropIndexes(ctx, p.db, tenant, t, f...); err != nil {

@@ -239,7 +239,7 @@ func (g *Gateway) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	h.Set("X-Okapi-Token", token)
 	h.Set("X-Okapi-User-Id", claims.UserID)
 	h.Set("X-Okapi-Url", g.selfURL)
-	h.Set("X-Okapi-Request-Id", requestID(h.Get("X-Okapi-Request-Id"), r.URL.Path))
+	h.Set("X-Okapi-Request-Id", RequestID(h.Get("X-Okapi-Request-Id"), r.URL.Path))
 	proxiedRequests.Add(1)
 	g.proxies[mod.Name].ServeHTTP(w, r)
 }
@@ -421,10 +421,10 @@ func permission(method, path string) string {
 	}
 }
 
-// requestID makes Okapi's X-Okapi-Request-Id "<6 digits>/<first path
+// RequestID makes Okapi's X-Okapi-Request-Id "<6 digits>/<first path
 // segment>", appended to an incoming one with ";" as Okapi does for calls
 // between modules.
-func requestID(prev, path string) string {
+func RequestID(prev, path string) string {
 	n := rand.IntN(1000000) // an id for log correlation, not a secret
 	seg := strings.TrimPrefix(path, "/")
 	if i := strings.IndexByte(seg, '/'); i >= 0 {

@@ -146,10 +146,13 @@ func PortFree(port int) bool {
 }
 
 // Healthy reports whether GET /admin/health on port answers 200.
-func Healthy(ctx context.Context, port int) bool {
+func Healthy(ctx context.Context, port int) bool { return HealthyAt(ctx, port, "/admin/health") }
+
+// HealthyAt reports whether GET path on port answers 200.
+func HealthyAt(ctx context.Context, port int, path string) bool {
 	ctx, cancel := context.WithTimeout(ctx, 2*time.Second)
 	defer cancel()
-	req, _ := http.NewRequestWithContext(ctx, http.MethodGet, fmt.Sprintf("http://127.0.0.1:%d/admin/health", port), nil)
+	req, _ := http.NewRequestWithContext(ctx, http.MethodGet, fmt.Sprintf("http://127.0.0.1:%d%s", port, path), nil)
 	resp, err := http.DefaultClient.Do(req)
 	if err != nil {
 		return false

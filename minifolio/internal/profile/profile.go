@@ -52,6 +52,51 @@ type Profile struct {
 	// (GET /_/proxy/tenants/{tenant}/modules) and the gateway's mod-login
 	// behaves as; a module not named here has catalog.DefaultVersions'.
 	ModuleVersions map[string]string `json:"moduleVersions,omitempty"`
+
+	// Platform is "okapi" (the default: one gateway playing Okapi, mod-authtoken
+	// and mod-login) or "eureka" (a Kong-like gateway, a sidecar process in front
+	// of every module, tokens from Keycloak).
+	Platform string `json:"platform,omitempty"`
+
+	// Applications group the modules as Eureka's application descriptors do
+	// (GET /entitlements/{tenant}/applications); Eureka profiles only.
+	Applications []Application `json:"applications,omitempty"`
+}
+
+// Application is one entitled application: its name, version and the
+// catalog modules it holds.
+type Application struct {
+	Name    string   `json:"name"`
+	Version string   `json:"version"`
+	Modules []string `json:"modules"`
+}
+
+// AtLeast reports whether the profile's version of module is at least
+// major.minor.patch (a version that does not parse counts as older).
+func (p *Profile) AtLeast(module string, major, minor, patch int) bool {
+	var got [3]int
+	if _, err := fmt.Sscanf(p.Version(module), "%d.%d.%d", &got[0], &got[1], &got[2]); err != nil {
+		return false
+	}
+	want := [3]int{major, minor, patch}
+	for i := range got {
+		if got[i] != want[i] {
+			return got[i] > want[i]
+		}
+	}
+	return true
+}
+
+// Eureka reports whether the profile runs on the Eureka platform.
+func (p *Profile) Eureka() bool { return p.Platform == catalog.Eureka }
+
+// Version is the version the profile gives module (its moduleVersions, else
+// catalog.DefaultVersions).
+func (p *Profile) Version(module string) string {
+	if v := p.ModuleVersions[module]; v != "" {
+		return v
+	}
+	return catalog.DefaultVersions[module]
 }
 
 // ServiceTime is the added latency of the requests that match Module, Method
@@ -218,6 +263,26 @@ func Parse(b []byte) (*Profile, error) {
 		}
 		if _, known := catalog.DefaultVersions[name]; !known {
 			return nil, fmt.Errorf("moduleVersions: unknown module %q", name)
+		}
+	}
+	switch p.Platform {
+	case "":
+		p.Platform = catalog.Okapi
+	case catalog.Okapi, catalog.Eureka:
+	default:
+		return nil, fmt.Errorf("platform %q: use \"okapi\" or \"eureka\"", p.Platform)
+	}
+	if len(p.Applications) > 0 && !p.Eureka() {
+		return nil, errors.New("applications: only a profile with \"platform\": \"eureka\" has applications")
+	}
+	for i, a := range p.Applications {
+		if a.Name == "" || !versionRE.MatchString(a.Version) || len(a.Modules) == 0 {
+			return nil, fmt.Errorf("applications[%d]: needs a name, a version like 2.0.14 and modules", i)
+		}
+		for _, m := range a.Modules {
+			if mod, ok := catalog.ByName(m); !ok || !mod.On(catalog.Eureka) {
+				return nil, fmt.Errorf("applications[%d]: %q is not a module minifolio runs on Eureka", i, m)
+			}
 		}
 	}
 	switch p.PatronBlocks.Mode {

@@ -14,8 +14,11 @@ func InstanceDoc(tenant string, instance json.RawMessage, holdings, items []json
 	return appendInstanceDoc(nil, tenant, instance, holdings, items)
 }
 
-// docKeys are the keys the document adds to the instance record.
-var docKeys = [][]byte{[]byte(`"tenantId"`), []byte(`"shared"`), []byte(`"holdings"`), []byte(`"items"`)}
+// docKeys are the keys the document adds to the instance record, and
+// _version (optimistic locking's, in a record updated through the API),
+// which mod-search does not index and OpenSearch refuses at a document's
+// root (a metadata field's name).
+var docKeys = [][]byte{[]byte(`"tenantId"`), []byte(`"shared"`), []byte(`"holdings"`), []byte(`"items"`), []byte(`"_version"`)}
 
 // appendInstanceDoc appends the document to buf by splicing the stored JSON
 // (PostgreSQL's jsonb text) instead of decoding and re-encoding it: a reindex
@@ -63,6 +66,7 @@ func appendInstanceDocSlow(buf []byte, tenant string, instance json.RawMessage, 
 	if err := json.Unmarshal(instance, &doc); err != nil {
 		return buf, err
 	}
+	delete(doc, "_version")
 	doc["tenantId"] = tenant
 	doc["shared"] = false
 	doc["holdings"] = rawList(holdings)

@@ -19,6 +19,7 @@ type Indexer struct {
 	DB      *pgxpool.Pool
 	Page    int // instances (or authorities) read and bulk-sent per batch
 	Workers int // concurrent _bulk requests
+	Shards  int // primary shards of an index it creates (0: 1)
 
 	// Time spent in the last Reindex, per phase (nanoseconds): reading
 	// PostgreSQL and building bodies, waiting for a free bulk worker, and
@@ -43,6 +44,8 @@ func (ix *Indexer) page() int {
 	return 1000
 }
 
+func (ix *Indexer) shards() int { return max(ix.Shards, 1) }
+
 func (ix *Indexer) workers() int {
 	if ix.Workers > 0 {
 		return ix.Workers
@@ -59,13 +62,13 @@ func (ix *Indexer) EnsureIndex(ctx context.Context, r *Resource, tenant string, 
 		if err := ix.OS.Delete(ctx, name); err != nil {
 			return err
 		}
-		return ix.OS.Create(ctx, name, IndexBody(r, 1, 0, "-1"))
+		return ix.OS.Create(ctx, name, IndexBody(r, ix.shards(), 0, "-1"))
 	}
 	ok, err := ix.OS.Exists(ctx, name)
 	if err != nil || ok {
 		return err
 	}
-	return ix.OS.Create(ctx, name, IndexBody(r, 1, 0, ""))
+	return ix.OS.Create(ctx, name, IndexBody(r, ix.shards(), 0, ""))
 }
 
 // FinishRecreate restores the refresh interval and makes the documents searchable.

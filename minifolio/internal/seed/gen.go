@@ -46,17 +46,15 @@ type gen struct {
 	overduePolicy, lostPolicy, contribTyp string
 	admin                                 string   // the operator's user id
 	words                                 []string // vocabulary of titles, names, subjects, headings
+	days                                  []string // day(d) for the history's days
 }
 
 func newGen(o Options) *gen {
 	t := o.Tenant
 	id := func(k string, i int) string { return IDString(t, k, i) }
-	g := &gen{o: o, t: t, eventUsers: o.EventUsers, words: o.Words}
-	if g.eventUsers == 0 || g.eventUsers > o.Users {
-		g.eventUsers = o.Users
-	}
-	if o.EventsPerUser == 0 {
-		g.eventUsers = 0
+	g := &gen{o: o, t: t, eventUsers: o.historyUsers(), words: o.Words}
+	for d := 0; d <= o.EventsPerUser+21; d++ {
+		g.days = append(g.days, seedEpoch.AddDate(0, 0, -d).Format(dateLayout))
 	}
 	g.sp = [2]string{PTFServicePointID, id("servicepoint", 1)}
 	g.admin = id("user-admin", 0)
@@ -82,20 +80,10 @@ type obj = map[string]any
 // reference writes the small reference data the CICO workflow reads, in the
 // shapes the modules expect (service points, locations, types, groups,
 // policies and circulation rules, block conditions/limits, configuration,
-// staff slips) plus the operator and the special test users.
+// staff slips) plus the operator and the special test users (not the
+// special items: missingItems).
 func (g *gen) reference(ctx context.Context, tx pgx.Tx) error {
-	put := func(schema, table string, id string, rec obj) error {
-		tb := storage.MustLookup(schema, table)
-		rec["id"] = id
-		if tb.Metadata {
-			rec["metadata"] = json.RawMessage(metadataJSON)
-		}
-		doc, _ := json.Marshal(rec)
-		if err := storage.Insert(ctx, tx, g.t, tb, id, doc); err != nil {
-			return fmt.Errorf("seeding %s.%s: %w", schema, table, err)
-		}
-		return nil
-	}
+	put := func(schema, table string, id string, rec obj) error { return g.put(ctx, tx, schema, table, id, rec) }
 	id := func(k string, i int) string { return IDString(g.t, k, i) }
 	inv, circ, users, ff, pb := "mod_inventory_storage", "mod_circulation_storage", "mod_users", "mod_feesfines", "mod_patron_blocks"
 	steps := []func() error{
@@ -206,6 +194,20 @@ func (g *gen) reference(ctx context.Context, tx pgx.Tx) error {
 	return g.specialUsers(ctx, tx, put)
 }
 
+// put inserts one record (with RMB's metadata where the table has it).
+func (g *gen) put(ctx context.Context, tx pgx.Tx, schema, table string, id string, rec obj) error {
+	tb := storage.MustLookup(schema, table)
+	rec["id"] = id
+	if tb.Metadata {
+		rec["metadata"] = json.RawMessage(metadataJSON)
+	}
+	doc, _ := json.Marshal(rec)
+	if err := storage.Insert(ctx, tx, g.t, tb, id, doc); err != nil {
+		return fmt.Errorf("seeding %s.%s: %w", schema, table, err)
+	}
+	return nil
+}
+
 // specialUsers: the operator (with credentials), inactive and manually
 // blocked patrons, and items whose status forbids check-out.
 func (g *gen) specialUsers(ctx context.Context, tx pgx.Tx, put func(string, string, string, obj) error) error {
@@ -238,10 +240,18 @@ func (g *gen) specialUsers(ctx context.Context, tx pgx.Tx, put func(string, stri
 			"borrowing": true, "renewals": true, "requests": true}); err != nil {
 			return err
 		}
-		if g.o.Items == 0 {
-			continue // a missing item needs holdings record 0, made only when there are items
-		}
-		if err := put("mod_inventory_storage", "item", IDString(g.t, "item-missing", i),
+	}
+	return nil
+}
+
+// missingItems: items whose status forbids check-out, on holdings record 0
+// (in the items' transaction: that one empties the item table first).
+func (g *gen) missingItems(ctx context.Context, tx pgx.Tx) error {
+	if g.o.Items == 0 {
+		return nil // a missing item needs holdings record 0, made only when there are items
+	}
+	for i := 0; i < SpecialUsers; i++ {
+		if err := g.put(ctx, tx, "mod_inventory_storage", "item", IDString(g.t, "item-missing", i),
 			g.itemDoc(MissingItemBarcode(i), "Missing", IDString(g.t, "holdings", 0))); err != nil {
 			return err
 		}
@@ -263,159 +273,27 @@ func (g *gen) userDoc(barcode string, i int, active bool) obj {
 		"departments": []string{}, "proxyFor": []string{}}
 }
 
+// appendUser appends userDoc(barcode, i, true) with its id and metadata, as
+// the bulk load writes it (without encoding/json: a million patrons).
+func (g *gen) appendUser(b []byte, id [16]byte, barcode string, i int) []byte {
+	b = appendUUID(append(b, `{"id":"`...), id)
+	b = append(append(b, `","username":"`...), barcode...)
+	b = append(append(b, `","barcode":"`...), barcode...)
+	b = append(append(b, `","externalSystemId":"ext-`...), barcode...)
+	b = append(append(b, `","active":true,"type":"patron","patronGroup":"`...), g.groups[1+i%3]...)
+	b = append(append(b, `","personal":{"lastName":"`...), lastNames[i%len(lastNames)]...)
+	b = append(append(b, `","firstName":"`...), firstNames[(i/len(lastNames))%len(firstNames)]...)
+	b = append(append(b, `","email":"`...), barcode...)
+	b = append(b, `@example.org","preferredContactTypeId":"002"},"enrollmentDate":"2025-09-01T00:00:00.000+00:00",`+
+		`"expirationDate":"2030-08-31T00:00:00.000+00:00","departments":[],"proxyFor":[],`...)
+	b = append(b, `"metadata":`...)
+	return append(append(b, metadataJSON...), '}')
+}
+
 // itemDoc is one special (non-bulk) item.
 func (g *gen) itemDoc(barcode, status, holdings string) obj {
 	return obj{"hrid": "it" + barcode, "barcode": barcode, "holdingsRecordId": holdings,
 		"status":         obj{"name": status, "date": "2026-01-05T09:00:00.000+00:00"},
 		"materialTypeId": g.mtype, "permanentLoanTypeId": g.ltype, "effectiveLocationId": g.loc[0],
 		"discoverySuppress": false}
-}
-
-// ---- bulk (COPY) ----
-
-// rows is a pgx.CopyFromSource producing n rows lazily: a million documents
-// never sit in memory at once.
-type rows struct {
-	n, i int
-	row  func(i int) (id [16]byte, doc []byte)
-	cur  []any
-}
-
-func (r *rows) Next() bool {
-	if r.i >= r.n {
-		return false
-	}
-	id, doc := r.row(r.i)
-	r.cur = []any{id, doc}
-	r.i++
-	return true
-}
-func (r *rows) Values() ([]any, error) { return r.cur, nil }
-func (r *rows) Err() error             { return nil }
-
-func (g *gen) copy(ctx context.Context, tx pgx.Tx, t *storage.Table, n int, row func(i int) ([16]byte, []byte)) error {
-	if n == 0 {
-		return nil
-	}
-	start := time.Now()
-	got, err := tx.CopyFrom(ctx, pgx.Identifier{storage.SchemaName(g.t, t.Schema), t.Name}, []string{"id", "jsonb"},
-		&rows{n: n, row: row})
-	if err != nil {
-		return fmt.Errorf("loading %s: %w", t.Name, err)
-	}
-	g.progress("%s: %d rows in %s", t.Name, got, time.Since(start).Round(time.Millisecond))
-	return nil
-}
-
-func (g *gen) instances(ctx context.Context, tx pgx.Tx) error {
-	t, o := g.t, g.o
-	var buf []byte
-	return g.copy(ctx, tx, instanceT, o.Items, func(i int) ([16]byte, []byte) {
-		id := ID(t, "instance", i)
-		// pgx encodes the row before asking for the next one, so one buffer
-		// serves every row.
-		buf = g.instanceDoc(buf[:0], fmtUUID(id), i)
-		return id, buf
-	})
-}
-
-// authorities loads the MARC authority records mod-search indexes.
-func (g *gen) authorities(ctx context.Context, tx pgx.Tx) error {
-	t := g.t
-	var buf []byte
-	return g.copy(ctx, tx, authorityT, g.o.Authorities, func(i int) ([16]byte, []byte) {
-		id := ID(t, "authority", i)
-		buf = g.authorityDoc(buf[:0], fmtUUID(id), i)
-		return id, buf
-	})
-}
-
-func (g *gen) holdings(ctx context.Context, tx pgx.Tx) error {
-	t, o := g.t, g.o
-	return g.copy(ctx, tx, holdingsT, o.Items, func(i int) ([16]byte, []byte) {
-		id := ID(t, "holdings", i)
-		b := fmt.Appendf(nil, `{"id":%q,"hrid":"ho%08d","instanceId":%q,"permanentLocationId":%q,"effectiveLocationId":%q,`+
-			`"callNumber":"QA%d .M%d","metadata":%s}`,
-			fmtUUID(id), i, IDString(t, "instance", i), g.loc[i%2], g.loc[i%2], 76+i%900, i%97, metadataJSON)
-		return id, b
-	})
-}
-
-// items also loads the open loans: their items are the ones "Checked out".
-func (g *gen) items(ctx context.Context, tx pgx.Tx) error {
-	t, o := g.t, g.o
-	if err := g.copy(ctx, tx, itemT, o.Items, func(i int) ([16]byte, []byte) {
-		id := ID(t, "item", i)
-		status := "Available"
-		if i < o.Loans {
-			status = "Checked out"
-		}
-		b := fmt.Appendf(nil, `{"id":%q,"hrid":"it%08d","barcode":%q,"holdingsRecordId":%q,"status":{"name":%q,"date":"2026-01-05T09:00:00.000+00:00"},`+
-			`"materialTypeId":%q,"permanentLoanTypeId":%q,"effectiveLocationId":%q,"permanentLocationId":%q,`+
-			`"effectiveCallNumberComponents":{"callNumber":"QA%d .M%d"},"discoverySuppress":false,"metadata":%s}`,
-			fmtUUID(id), i, ItemBarcode(i), IDString(t, "holdings", i), status, g.mtype, g.ltype, g.loc[i%2], g.loc[i%2],
-			76+i%900, i%97, metadataJSON)
-		return id, b
-	}); err != nil {
-		return err
-	}
-	return g.copy(ctx, tx, loanT, o.Loans, g.loanRow)
-}
-
-func (g *gen) usersAndHistory(ctx context.Context, tx pgx.Tx) error {
-	t, o := g.t, g.o
-	if err := g.copy(ctx, tx, usersT, o.Users, func(i int) ([16]byte, []byte) {
-		id := ID(t, "user", i)
-		doc := g.userDoc(UserBarcode(i), i, true)
-		doc["id"] = fmtUUID(id)
-		doc["metadata"] = json.RawMessage(metadataJSON)
-		b, _ := json.Marshal(doc)
-		return id, b
-	}); err != nil {
-		return err
-	}
-	return g.events(ctx, tx)
-}
-
-func (g *gen) loanRow(i int) ([16]byte, []byte) {
-	t, o := g.t, g.o
-	id := ID(t, "loan", i)
-	u := i % o.Users
-	loanDate := seedEpoch.AddDate(0, 0, -(i % 20))
-	b := fmt.Appendf(nil, `{"id":%q,"userId":%q,"itemId":%q,"status":{"name":"Open"},"action":"checkedout",`+
-		`"loanDate":%q,"dueDate":%q,"checkoutServicePointId":%q,"loanPolicyId":%q,"overdueFinePolicyId":%q,`+
-		`"lostItemPolicyId":%q,"itemStatus":"Checked out","itemEffectiveLocationIdAtCheckOut":%q,`+
-		`"patronGroupIdAtCheckout":%q,"renewalCount":0,`+
-		// Checked out by the operator, as PTF's data preparation did with its
-		// own account: the k6 check-in pool (CHECKIN_POOL=own) takes only those.
-		`"metadata":{"createdDate":%q,"updatedDate":%q,"createdByUserId":%q,"updatedByUserId":%q}}`,
-		fmtUUID(id), IDString(t, "user", u), IDString(t, "item", i), loanDate.Format("2006-01-02T15:04:05.000+00:00"),
-		loanDate.AddDate(0, 0, 21).Format("2006-01-02T15:04:05.000+00:00"), g.sp[0], g.loanPolicy, g.overduePolicy,
-		g.lostPolicy, g.loc[i%2], g.groups[1+u%3], seedDate, seedDate, g.admin, g.admin)
-	return id, b
-}
-
-func (g *gen) events(ctx context.Context, tx pgx.Tx) error {
-	t, o := g.t, g.o
-	// Patron-block history: per user, EventsPerUser past loans, each a
-	// check-out event and its check-in event (all returned, so no block).
-	n := g.eventUsers * o.EventsPerUser
-	event := func(kind string) func(int) ([16]byte, []byte) {
-		return func(k int) ([16]byte, []byte) {
-			u, j := k/o.EventsPerUser, k%o.EventsPerUser
-			id := ID(t, kind, k)
-			due := seedEpoch.AddDate(0, 0, -j-1).Format("2006-01-02T15:04:05.000+00:00")
-			extra := `"dueDate":"` + due + `"`
-			if kind == "event-in" {
-				extra = `"returnDate":"` + due + `"`
-			}
-			b := fmt.Appendf(nil, `{"id":%q,"userId":%q,"loanId":%q,%s}`, fmtUUID(id), IDString(t, "user", u),
-				IDString(t, "history-loan", k), extra)
-			return id, b
-		}
-	}
-	if err := g.copy(ctx, tx, checkedOutT, n, event("event-out")); err != nil {
-		return err
-	}
-	return g.copy(ctx, tx, checkedInT, n, event("event-in"))
 }

@@ -30,13 +30,25 @@ type Options struct {
 	Tenant        string
 	AdminUser     string
 	AdminPassword string // local-only operator password; never logged
-	Items         int    // items, each with its own holdings record and instance
+	Items         int    // items, spread in order over the holdings records
+	Holdings      int    // holdings records, spread in order over the instances (0: one per item)
+	Instances     int    // instances (0: one per holdings record)
 	Users         int    // active patrons without blocks (usr0000000…)
 	Loans         int    // open loans on the first Loans items, items "Checked out"
-	EventsPerUser int    // item_checked_out/in event pairs per user (patron-block history)
+	EventsPerUser int    // past loans per patron: item_checked_out/in event pairs (patron-block history)
 	EventUsers    int    // how many users get that history (0: all)
-	Authorities   int    // MARC authority records (mod-search's authority index)
-	TextSeed      int64  // seed of the bibliographic text: same seed, same data set
+	// ClosedLoans are loans of the past, spread over every patron and item,
+	// as a production FOLIO keeps them (reset keeps them too).
+	ClosedLoans int
+	Authorities int    // MARC authority records (mod-search's authority index)
+	Scale       string // the preset the sizes came from, if any (recorded in the marker)
+	// DiskFree, when > 0, is the free space to assume on the database's disk
+	// instead of measuring it (a database on another filesystem; tests).
+	DiskFree int64
+	// CopyDir, when set, makes the seed write each bulk table's COPY stream
+	// into that directory instead of loading anything (the bench's floor).
+	CopyDir  string
+	TextSeed int64 // seed of the bibliographic text: same seed, same data set
 	// Words is the vocabulary of titles, names, subjects and headings; nil
 	// loads the wamerican word list (DictPath) when there is text to write.
 	Words    []string
@@ -53,11 +65,15 @@ type Result struct {
 
 // Marker is stored in okapi.tenants.jsonb.seeded once a seed committed.
 type Marker struct {
+	Scale         string `json:"scale,omitempty"`
+	Instances     int    `json:"instances"`
+	Holdings      int    `json:"holdings"`
 	Items         int    `json:"items"`
 	Users         int    `json:"users"`
 	Loans         int    `json:"loans"`
 	EventsPerUser int    `json:"eventsPerUser"`
 	EventUsers    int    `json:"eventUsers"`
+	ClosedLoans   int    `json:"closedLoans,omitempty"`
 	Authorities   int    `json:"authorities"`
 	TextSeed      int64  `json:"textSeed"`
 	AdminUser     string `json:"adminUser"`
@@ -66,13 +82,20 @@ type Marker struct {
 
 // Validate reports a flag combination that cannot be seeded.
 func (o Options) Validate() error {
+	in, ho, it := o.inventory()
 	switch {
 	case !storage.ValidTenant(o.Tenant):
 		return fmt.Errorf("invalid --tenant %q: letters, digits and _, starting with a letter, at most 31", o.Tenant)
 	case o.AdminUser == "" || o.AdminPassword == "":
 		return errors.New("the operator needs --admin-user and --admin-password (or MINIFOLIO_ADMIN_PASSWORD)")
-	case o.Items < 0 || o.Users < 0 || o.Loans < 0 || o.EventsPerUser < 0 || o.EventUsers < 0 || o.Authorities < 0:
-		return errors.New("--items, --users, --loans, --events-per-user and --authorities must not be negative")
+	case o.Items < 0 || o.Holdings < 0 || o.Instances < 0 || o.Users < 0 || o.Loans < 0 || o.ClosedLoans < 0 || o.EventsPerUser < 0 || o.EventUsers < 0 || o.Authorities < 0:
+		return errors.New("--items, --holdings, --instances, --users, --loans, --closed-loans, --events-per-user and --authorities must not be negative")
+	case o.ClosedLoans > 0 && (o.Users == 0 || it == 0):
+		return errors.New("--closed-loans needs users and items (--users, --items)")
+	case ho > it:
+		return fmt.Errorf("--holdings %d is more than --items %d: every holdings record needs an item", ho, it)
+	case in > ho:
+		return fmt.Errorf("--instances %d is more than --holdings %d: every instance needs a holdings record", in, ho)
 	case o.Loans > o.Items:
 		return fmt.Errorf("--loans %d is more than --items %d: every loan needs its own item", o.Loans, o.Items)
 	case o.Loans > 0 && o.Users == 0:
@@ -110,6 +133,9 @@ func Run(ctx context.Context, pool *pgxpool.Pool, o Options) (Result, error) {
 	if err := o.Validate(); err != nil {
 		return Result{}, err
 	}
+	if o.CopyDir != "" {
+		return writeCopyDir(ctx, o, start)
+	}
 	if err := storage.EnsureGlobal(ctx, pool); err != nil {
 		return Result{}, err
 	}
@@ -129,6 +155,11 @@ func Run(ctx context.Context, pool *pgxpool.Pool, o Options) (Result, error) {
 		if g.words, err = LoadVocabulary(DictPath); err != nil {
 			return Result{}, err
 		}
+	}
+	// Before anything is dropped too: a seed the disk cannot hold is
+	// refused with the figures, not discovered full halfway.
+	if err := g.checkDisk(ctx, pool); err != nil {
+		return Result{}, err
 	}
 	if registered {
 		g.progress("dropping tenant %s (--force)", o.Tenant)
@@ -160,8 +191,9 @@ func Run(ctx context.Context, pool *pgxpool.Pool, o Options) (Result, error) {
 		}
 		return Result{}, err
 	}
-	m = Marker{Items: o.Items, Users: o.Users, Loans: o.Loans, EventsPerUser: o.EventsPerUser,
-		EventUsers: g.eventUsers, Authorities: o.Authorities, TextSeed: o.TextSeed, AdminUser: o.AdminUser, At: time.Now().UTC().Format(time.RFC3339)}
+	in, ho, _ := o.inventory()
+	m = Marker{Scale: o.Scale, Instances: in, Holdings: ho, Items: o.Items, Users: o.Users, Loans: o.Loans, EventsPerUser: o.EventsPerUser,
+		EventUsers: g.eventUsers, ClosedLoans: o.ClosedLoans, Authorities: o.Authorities, TextSeed: o.TextSeed, AdminUser: o.AdminUser, At: time.Now().UTC().Format(time.RFC3339)}
 	mb, _ := json.Marshal(m)
 	_, err = pool.Exec(ctx, `INSERT INTO okapi.tenants (id, jsonb) VALUES ($1, jsonb_build_object('id', $1::text, 'name', $1::text, 'seeded', $2::jsonb))
 		ON CONFLICT (id) DO UPDATE SET jsonb = EXCLUDED.jsonb`, o.Tenant, mb)
@@ -172,84 +204,20 @@ func Run(ctx context.Context, pool *pgxpool.Pool, o Options) (Result, error) {
 	return Result{Seeded: m, Took: time.Since(start)}, nil
 }
 
-// parallelism: concurrent COPY / CREATE INDEX connections. The server parses
-// jsonb and sorts index keys on its own cores; two or three streams keep a
-// small machine busy without thrashing it.
-const parallelism = 3
-
-// load creates the schemas, COPYs the data and builds the indexes, the big
-// tables in parallel, each job in its own transaction.
-func (g *gen) load(ctx context.Context, pool *pgxpool.Pool) error {
-	if err := storage.CreateSchemas(ctx, pool, g.t, storage.DDLOptions{NoIndexes: true, NoRegister: true}); err != nil {
-		return err
-	}
-	inTx := func(f func(pgx.Tx) error) func() error {
-		return func() error {
-			return pgx.BeginFunc(ctx, pool, func(tx pgx.Tx) error {
-				for _, s := range []string{"SET LOCAL maintenance_work_mem = '256MB'", "SET LOCAL synchronous_commit = off"} {
-					if _, err := tx.Exec(ctx, s); err != nil {
-						return err
-					}
-				}
-				return f(tx)
-			})
+// writeCopyDir is Run with Options.CopyDir: the bulk tables' COPY streams
+// written to files, nothing sent to a database.
+func writeCopyDir(ctx context.Context, o Options, start time.Time) (Result, error) {
+	g := newGen(o)
+	if g.words == nil && (o.Items > 0 || o.Authorities > 0) {
+		var err error
+		if g.words, err = LoadVocabulary(DictPath); err != nil {
+			return Result{}, err
 		}
 	}
-	// Indexes after COPY: building each once is far cheaper than
-	// maintaining it row by row.
-	jobs := []func() error{
-		inTx(func(tx pgx.Tx) error { return g.items(ctx, tx) }),
-		inTx(func(tx pgx.Tx) error { return g.holdings(ctx, tx) }),
-		inTx(func(tx pgx.Tx) error { return g.instances(ctx, tx) }),
-		inTx(func(tx pgx.Tx) error { return g.authorities(ctx, tx) }),
-		inTx(func(tx pgx.Tx) error {
-			if err := g.reference(ctx, tx); err != nil {
-				return err
-			}
-			return g.usersAndHistory(ctx, tx)
-		}),
+	if err := g.writeFiles(ctx, o.CopyDir); err != nil {
+		return Result{}, err
 	}
-	if err := runAll(ctx, jobs); err != nil {
-		return err
-	}
-	g.progress("creating indexes")
-	start := time.Now()
-	jobs = nil
-	for _, s := range storage.AllIndexDDL(g.t, storage.DDLOptions{}) {
-		jobs = append(jobs, inTx(func(tx pgx.Tx) error { _, err := tx.Exec(ctx, s); return err }))
-	}
-	if err := runAll(ctx, jobs); err != nil {
-		return err
-	}
-	g.progress("indexes built in %s; analyzing", time.Since(start).Round(time.Millisecond))
-	jobs = nil
-	for _, t := range []*storage.Table{itemT, holdingsT, instanceT, authorityT, usersT, loanT} {
-		jobs = append(jobs, func() error { _, err := pool.Exec(ctx, "ANALYZE "+t.QualifiedName(g.t)); return err })
-	}
-	return runAll(ctx, jobs)
-}
-
-// runAll runs jobs, at most parallelism at a time, and returns the first error.
-func runAll(ctx context.Context, jobs []func() error) error {
-	sem := make(chan struct{}, parallelism)
-	errs := make(chan error, len(jobs))
-	for _, j := range jobs {
-		sem <- struct{}{}
-		go func() {
-			defer func() { <-sem }()
-			errs <- j()
-		}()
-	}
-	var first error
-	for range jobs {
-		if err := <-errs; err != nil && first == nil {
-			first = err
-		}
-	}
-	if first == nil {
-		first = ctx.Err()
-	}
-	return first
+	return Result{Took: time.Since(start)}, nil
 }
 
 // ResetResult says what Reset changed.
@@ -291,22 +259,29 @@ func Reset(ctx context.Context, pool *pgxpool.Pool, tenant string, o ResetOption
 	if !storage.ValidTenant(tenant) {
 		return res, fmt.Errorf("invalid --tenant %q", tenant)
 	}
-	_, registered, _, err := SeededMarker(ctx, pool, tenant)
+	m, registered, _, err := SeededMarker(ctx, pool, tenant)
 	if err != nil {
 		return res, err
 	}
 	if !registered {
 		return res, fmt.Errorf("no tenant %s in this database: seed it first (minifolio seed --tenant %s)", tenant, tenant)
 	}
+	loans := loanT.QualifiedName(tenant)
+	// The loans reset removes: all of them, as PTF's SQL, except the
+	// seeded closed loans (ClosedLoans), which stay as a production
+	// FOLIO's old loans would.
+	runLoans := "true"
+	if m.ClosedLoans > 0 {
+		runLoans = "l.jsonb->'metadata'->>'createdByUserId' IS DISTINCT FROM '" + HistoryUserID(tenant) + "'"
+	}
 	err = pgx.BeginFunc(ctx, pool, func(tx pgx.Tx) error {
 		if !o.KeepEvents {
-			loans := storage.SchemaName(tenant, "mod_circulation_storage") + ".loan"
 			for _, t := range storage.ForSchema("mod_patron_blocks") {
 				if !strings.HasSuffix(t.Name, "_event") {
 					continue
 				}
 				tag, err := tx.Exec(ctx, "DELETE FROM "+t.QualifiedName(tenant)+" e WHERE EXISTS (SELECT 1 FROM "+loans+
-					" l WHERE l.id::text = e.jsonb->>'loanId')")
+					" l WHERE l.id::text = e.jsonb->>'loanId' AND "+runLoans+")")
 				if err != nil {
 					return err
 				}
@@ -315,13 +290,24 @@ func Reset(ctx context.Context, pool *pgxpool.Pool, tenant string, o ResetOption
 		}
 		var names []string
 		for _, t := range ResetTruncates {
+			if m.ClosedLoans > 0 && t == [2]string{loanT.Schema, loanT.Name} {
+				if _, err := tx.Exec(ctx, "DELETE FROM "+loans+" l WHERE "+runLoans); err != nil {
+					return err
+				}
+				continue
+			}
 			names = append(names, storage.SchemaName(tenant, t[0])+"."+t[1])
 		}
 		if _, err := tx.Exec(ctx, "TRUNCATE "+strings.Join(names, ", ")); err != nil {
 			return err
 		}
+		// Through the status index (its pattern operators: the index is
+		// text_pattern_ops): a full scan of millions of items would make
+		// every reset of a large tenant take a minute.
+		status := storage.FieldExpr("status.name")
 		tag, err := tx.Exec(ctx, "UPDATE "+itemT.QualifiedName(tenant)+
-			` SET jsonb = jsonb_set(jsonb, '{status,name}', '"Available"') WHERE jsonb->'status'->>'name' != 'Available'`)
+			` SET jsonb = jsonb_set(jsonb, '{status,name}', '"Available"') WHERE (`+status+` ~<~ 'available' OR `+status+
+			` ~>~ 'available') AND jsonb->'status'->>'name' != 'Available'`)
 		res.ItemsMadeAvailable = tag.RowsAffected()
 		return err
 	})

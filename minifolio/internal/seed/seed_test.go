@@ -3,6 +3,7 @@ package seed_test
 import (
 	"context"
 	"errors"
+	"strings"
 	"testing"
 
 	"github.com/folio-perf/folio-perf/minifolio/internal/seed"
@@ -180,5 +181,91 @@ func TestSeedRefusesBadFlagsAndForeignTenants(t *testing.T) {
 	}
 	if _, err := seed.Reset(ctx, pool, "nosuchtenant", seed.ResetOptions{}); err == nil {
 		t.Error("reset of an unknown tenant succeeded")
+	}
+}
+
+// A preset-shaped seed: instances, holdings and items in the report's
+// proportions, and closed loans of the past, which reset keeps while it
+// removes the run's loans and their events.
+func TestSeedProportionsAndClosedLoans(t *testing.T) {
+	pool := storagetest.Pool(t)
+	ctx := context.Background()
+	tenant := storagetest.TenantName("seedhist")
+	t.Cleanup(func() { _ = storage.DropTenant(context.Background(), pool, tenant) })
+	o := seed.Options{Tenant: tenant, AdminUser: "folio_admin", AdminPassword: "admin",
+		Instances: 73, Holdings: 78, Items: 89, Users: 20, Loans: 4, ClosedLoans: 30, EventsPerUser: 6, EventUsers: 3}
+	if _, err := seed.Run(ctx, pool, o); err != nil {
+		t.Fatal(err)
+	}
+	inv, circ, pb := tenant+"_mod_inventory_storage", tenant+"_mod_circulation_storage", tenant+"_mod_patron_blocks"
+	for _, c := range []struct {
+		sql  string
+		want int
+	}{
+		{"SELECT count(*) FROM " + inv + ".instance", 73},
+		{"SELECT count(*) FROM " + inv + ".holdings_record", 78},
+		// every holdings record belongs to an instance, every instance has one
+		{"SELECT count(DISTINCT h.instanceid) FROM " + inv + ".holdings_record h JOIN " + inv + ".instance i ON i.id = h.instanceid", 73},
+		{"SELECT count(DISTINCT it.holdingsrecordid) FROM " + inv + ".item it JOIN " + inv + ".holdings_record h ON h.id = it.holdingsrecordid", 78},
+		{"SELECT count(*) FROM " + circ + ".loan WHERE jsonb->'status'->>'name' = 'Closed'", 30},
+		// closed loans of many patrons and items, all of them real ones
+		{"SELECT count(DISTINCT (l.jsonb->>'userId')) FROM " + circ + ".loan l JOIN " + tenant + "_mod_users.users u ON u.id::text = l.jsonb->>'userId'" +
+			" WHERE l.jsonb->'status'->>'name' = 'Closed'", 20},
+		{"SELECT count(*) FROM " + circ + ".loan l JOIN " + inv + ".item i ON i.id::text = l.jsonb->>'itemId' WHERE l.jsonb->'status'->>'name' = 'Closed'", 30},
+		{"SELECT count(*) FROM " + pb + ".item_checked_out_event", 18},
+		// the primary keys built after the COPY
+		{"SELECT count(*) FROM pg_constraint WHERE contype = 'p' AND conrelid = '" + inv + ".item'::regclass", 1},
+	} {
+		if got := count(t, pool, c.sql); got != c.want {
+			t.Errorf("%s = %d, want %d", c.sql, got, c.want)
+		}
+	}
+	// A run's loan and its events; reset removes them, not the past.
+	if _, err := pool.Exec(ctx, "INSERT INTO "+circ+".loan (id, jsonb) VALUES ('00000000-0000-4000-8000-000000000001', '{\"status\":{\"name\":\"Closed\"}}');"+
+		"INSERT INTO "+pb+".item_checked_out_event (id, jsonb) VALUES (gen_random_uuid(), '{\"loanId\":\"00000000-0000-4000-8000-000000000001\"}')"); err != nil {
+		t.Fatal(err)
+	}
+	rr, err := seed.Reset(ctx, pool, tenant, seed.ResetOptions{})
+	if err != nil || rr.EventsRemoved != 1 {
+		t.Fatalf("reset: %+v %v", rr, err)
+	}
+	if rr.ItemsMadeAvailable != 4+seed.SpecialUsers {
+		t.Errorf("reset made %d items Available, want the 4 loaned and the %d missing ones", rr.ItemsMadeAvailable, seed.SpecialUsers)
+	}
+	for _, c := range []struct {
+		sql  string
+		want int
+	}{
+		{"SELECT count(*) FROM " + circ + ".loan", 30},
+		{"SELECT count(*) FROM " + circ + ".loan WHERE jsonb->'metadata'->>'createdByUserId' = '" + seed.HistoryUserID(tenant) + "'", 30},
+		{"SELECT count(*) FROM " + pb + ".item_checked_out_event", 18},
+		{"SELECT count(*) FROM " + inv + ".item WHERE jsonb->'status'->>'name' <> 'Available'", 0},
+	} {
+		if got := count(t, pool, c.sql); got != c.want {
+			t.Errorf("after reset: %s = %d, want %d", c.sql, got, c.want)
+		}
+	}
+}
+
+// A seed the disk cannot hold is refused before anything is written,
+// with the figures (a small free space given as DiskFree, as --disk-free).
+func TestSeedRefusesWhatTheDiskCannotHold(t *testing.T) {
+	pool := storagetest.Pool(t)
+	ctx := context.Background()
+	tenant := storagetest.TenantName("seeddisk")
+	t.Cleanup(func() { _ = storage.DropTenant(context.Background(), pool, tenant) })
+	o := seed.Options{Tenant: tenant, AdminUser: "a", AdminPassword: "b", Items: 50, Users: 5, DiskFree: 100e6}
+	_, err := seed.Run(ctx, pool, o)
+	if !errors.Is(err, seed.ErrDiskShort) || !strings.Contains(err.Error(), "has 100 MB free") ||
+		!strings.Contains(err.Error(), "needs about "+seed.HumanBytes(o.Estimate())) {
+		t.Fatalf("got %v", err)
+	}
+	if n := count(t, pool, "SELECT count(*) FROM pg_namespace WHERE starts_with(nspname, $1)", tenant+"_"); n != 0 {
+		t.Errorf("the refused seed created %d schemas", n)
+	}
+	// with the space, the same seed goes through
+	o.DiskFree = o.Estimate()
+	if _, err := seed.Run(ctx, pool, o); err != nil {
+		t.Fatal(err)
 	}
 }

@@ -40,14 +40,7 @@ func TableDDL(tenant string) []string {
 		out = append(out, createSchemaSQL(SchemaName(tenant, s)))
 	}
 	for _, t := range Tables {
-		cols := []string{"id uuid PRIMARY KEY", "jsonb jsonb NOT NULL"}
-		for _, f := range t.FKs {
-			// RMB fills FK columns with a trigger; a stored generated column
-			// gives the same layout and survives raw (id, jsonb) inserts.
-			cols = append(cols, fmt.Sprintf("%s uuid GENERATED ALWAYS AS ((jsonb->>'%s')::uuid) STORED",
-				f.Column(), f.Field))
-		}
-		out = append(out, fmt.Sprintf("CREATE TABLE IF NOT EXISTS %s (%s)", t.QualifiedName(tenant), strings.Join(cols, ", ")))
+		out = append(out, tableDDL(tenant, t)...)
 	}
 	auth := SchemaName(tenant, "mod_authtoken")
 	out = append(out, createSchemaSQL(auth),
@@ -83,6 +76,18 @@ func TenantSchemas(tenant string) []string {
 		out = append(out, SchemaName(tenant, s))
 	}
 	return out
+}
+
+// tableDDL is the CREATE TABLE of one table.
+func tableDDL(tenant string, t *Table) []string {
+	cols := []string{"id uuid PRIMARY KEY", "jsonb jsonb NOT NULL"}
+	for _, f := range t.FKs {
+		// RMB fills FK columns with a trigger; a stored generated column
+		// gives the same layout and survives raw (id, jsonb) inserts.
+		cols = append(cols, fmt.Sprintf("%s uuid GENERATED ALWAYS AS ((jsonb->>'%s')::uuid) STORED",
+			f.Column(), f.Field))
+	}
+	return []string{fmt.Sprintf("CREATE TABLE IF NOT EXISTS %s (%s)", t.QualifiedName(tenant), strings.Join(cols, ", "))}
 }
 
 // IndexDDL returns the CREATE INDEX statements of t for a tenant. Each index
@@ -309,4 +314,42 @@ func ReadOwnership(ctx context.Context, db DB, tenant string) (Ownership, error)
 		}
 	}
 	return o, rows.Err()
+}
+
+// EnsureModuleTables creates the tables (and their indexes) of one module
+// schema that a tenant seeded by an older minifolio lacks, e.g. a table added
+// for a newer release's API. It touches only tenants whose schema exists, so a
+// request for a dropped tenant never brings its schema back.
+func EnsureModuleTables(ctx context.Context, db DB, tenant, schema string) error {
+	if !ValidTenant(tenant) {
+		return fmt.Errorf("invalid tenant id %q", tenant)
+	}
+	var exists bool
+	if err := db.QueryRow(ctx, `SELECT EXISTS (SELECT 1 FROM pg_namespace WHERE nspname = $1)`,
+		SchemaName(tenant, schema)).Scan(&exists); err != nil || !exists {
+		return err
+	}
+	for _, t := range Tables {
+		if t.Schema != schema {
+			continue
+		}
+		var have bool
+		if err := db.QueryRow(ctx, `SELECT to_regclass($1) IS NOT NULL`, t.QualifiedName(tenant)).Scan(&have); err != nil {
+			return err
+		}
+		if have {
+			continue
+		}
+		for _, s := range tableDDL(tenant, t) {
+			if _, err := db.Exec(ctx, s); err != nil {
+				return fmt.Errorf("creating %s: %w", t.QualifiedName(tenant), err)
+			}
+		}
+		for _, s := range IndexDDL(tenant, t) {
+			if _, err := db.Exec(ctx, s); err != nil {
+				return fmt.Errorf("indexing %s: %w", t.QualifiedName(tenant), err)
+			}
+		}
+	}
+	return nil
 }

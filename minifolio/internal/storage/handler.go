@@ -359,7 +359,8 @@ func (c *Collection) fail(w http.ResponseWriter, r *http.Request, err error, okS
 }
 
 // WriteStorageError maps a storage error to RMB's response: bad CQL or a
-// value PostgreSQL cannot hold (a NUL byte) 400, unknown record 404, unique violation 422, missing tenant schema 400, else 500
+// value PostgreSQL cannot hold (a NUL byte) 400, unknown record 404, an
+// optimistic-locking conflict 409, unique violation 422, missing tenant schema 400, else 500
 // with the cause only in the log (nil log: slog.Default()).
 func WriteStorageError(w http.ResponseWriter, r *http.Request, log *slog.Logger, t *Table, err error) {
 	if log == nil {
@@ -367,11 +368,14 @@ func WriteStorageError(w http.ResponseWriter, r *http.Request, log *slog.Logger,
 	}
 	var qe *QueryError
 	var pe *pgconn.PgError
+	var conflict *ConflictError
 	switch {
 	case errors.As(err, &qe):
 		TextError(w, http.StatusBadRequest, qe.Msg)
 	case errors.Is(err, ErrNotFound):
 		TextError(w, http.StatusNotFound, "Not found")
+	case errors.As(err, &conflict):
+		TextError(w, http.StatusConflict, conflict.Msg)
 	case errors.Is(err, context.Canceled):
 		// client went away: nothing to answer
 	case errors.As(err, &pe) && pe.Code == "23505":

@@ -261,9 +261,33 @@ func TestCollectionHandler(t *testing.T) {
 	if code, _, body = c.do("GET", "/item-storage/items/"+id, ""); code != 200 || !strings.Contains(body, id) {
 		t.Fatalf("get: %d %s", code, body)
 	}
+	// Items lock optimistically, as mod-inventory-storage's (RMB's _version):
+	// POST stamps 1, a PUT must carry the stored _version (absent or stale:
+	// 409 with RMB's text, nothing written), and each PUT adds one.
+	if !strings.Contains(body, `"_version":1`) {
+		t.Fatalf("a created item has no _version 1: %s", body)
+	}
 	upd := strings.Replace(itemJSON("1001"), "Available", "Checked out", 1)
+	for _, stale := range []struct{ version, want string }{{"", "<NULL>"}, {`,"_version":7`, "7"}} {
+		code, _, body = c.do("PUT", "/item-storage/items/"+id, strings.TrimSuffix(upd, "}")+stale.version+"}")
+		if want := "Cannot update record " + id + " because it has been changed (optimistic locking): Stored _version is 1, _version of request is " +
+			stale.want; code != 409 || body != want {
+			t.Fatalf("put with _version %q: %d %q, want 409 %q", stale.version, code, body, want)
+		}
+	}
+	upd = strings.TrimSuffix(upd, "}") + `,"_version":1}`
 	if code, _, body = c.do("PUT", "/item-storage/items/"+id, upd); code != 204 || body != "" {
 		t.Fatalf("put: %d %s", code, body)
+	}
+	if code, _, body = c.do("PUT", "/item-storage/items/"+id, upd); code != 409 {
+		t.Fatalf("a second put of the same _version: %d %s, want 409", code, body)
+	}
+	if _, _, body = c.do("GET", "/item-storage/items/"+id, ""); !strings.Contains(body, `"_version":2`) || !strings.Contains(body, "Checked out") {
+		t.Fatalf("after put: %s", body)
+	}
+	// -1 overwrites (failOnConflictUnlessSuppressed, mod-inventory-storage v25+).
+	if code, _, body = c.do("PUT", "/item-storage/items/"+id, strings.Replace(upd, `"_version":1`, `"_version":-1`, 1)); code != 204 {
+		t.Fatalf("put with _version -1: %d %s", code, body)
 	}
 	// The query is escaped: unescaped, its space made the request line invalid
 	// (400 from net/http), and the check read the previous page's total.

@@ -116,18 +116,64 @@ func GetForUpdate(ctx context.Context, tx pgx.Tx, tenant string, t *Table, id st
 
 // Insert stores doc (a JSON object whose "id" equals id).
 func Insert(ctx context.Context, db DB, tenant string, t *Table, id string, doc []byte) error {
-	_, err := db.Exec(ctx, "INSERT INTO "+t.QualifiedName(tenant)+" (id, jsonb) VALUES ($1, $2)", id, doc)
+	value := "$2"
+	if t.Locking != LockingOff {
+		value = `jsonb_set($2::jsonb, '{_version}', '1')` // RMB's trigger on INSERT
+	}
+	_, err := db.Exec(ctx, "INSERT INTO "+t.QualifiedName(tenant)+" (id, jsonb) VALUES ($1, "+value+")", id, doc)
 	return err
 }
 
 // Update replaces the jsonb of id; ErrNotFound when there is no such record.
+// On a table with optimistic locking the record is replaced only while its
+// stored _version is the one doc carries (absent matches absent: records
+// written before locking have none), and the stored _version goes up by
+// one, all in one UPDATE: of two writers that read the same version the
+// second waits for the first's row lock and then no longer matches. It then
+// gets a *ConflictError with RMB's message.
 func Update(ctx context.Context, db DB, tenant string, t *Table, id string, doc []byte) error {
-	tag, err := db.Exec(ctx, "UPDATE "+t.QualifiedName(tenant)+" SET jsonb = $2 WHERE id = $1", id, doc)
-	if err == nil && tag.RowsAffected() == 0 {
+	if t.Locking == LockingOff {
+		tag, err := db.Exec(ctx, "UPDATE "+t.QualifiedName(tenant)+" SET jsonb = $2 WHERE id = $1", id, doc)
+		if err == nil && tag.RowsAffected() == 0 {
+			return ErrNotFound
+		}
+		return err
+	}
+	matches := `jsonb->'_version' IS NOT DISTINCT FROM $2::jsonb->'_version'`
+	if t.Locking == LockingFailUnlessSuppressed {
+		matches = "(" + matches + ` OR $2::jsonb->'_version' = '-1')`
+	}
+	tag, err := db.Exec(ctx, "UPDATE "+t.QualifiedName(tenant)+
+		` SET jsonb = jsonb_set($2::jsonb, '{_version}', to_jsonb(COALESCE(((jsonb->>'_version')::numeric + 1) % 2147483648, 1)))
+		WHERE id = $1 AND `+matches, id, doc)
+	if err != nil || tag.RowsAffected() > 0 {
+		return err
+	}
+	var stored, requested *string
+	err = db.QueryRow(ctx, "SELECT jsonb->>'_version', $2::jsonb->>'_version' FROM "+t.QualifiedName(tenant)+" WHERE id = $1",
+		id, doc).Scan(&stored, &requested)
+	if errors.Is(err, pgx.ErrNoRows) {
 		return ErrNotFound
 	}
-	return err
+	if err != nil {
+		return err
+	}
+	// RMB's trigger prints a missing _version as PostgreSQL prints NULL.
+	text := func(v *string) string {
+		if v == nil {
+			return "<NULL>"
+		}
+		return *v
+	}
+	return &ConflictError{Msg: fmt.Sprintf("Cannot update record %s because it has been changed (optimistic locking): Stored _version is %s, _version of request is %s",
+		id, text(stored), text(requested))}
 }
+
+// ConflictError is an update refused by optimistic locking: the record
+// changed since the client read it (RMB's 23F09, answered 409).
+type ConflictError struct{ Msg string }
+
+func (e *ConflictError) Error() string { return e.Msg }
 
 // Delete removes id; ErrNotFound when there is no such record.
 func Delete(ctx context.Context, db DB, tenant string, t *Table, id string) error {

@@ -46,7 +46,29 @@ type Table struct {
 	Indexes    []Index
 	Required   []string // jsonb paths a POST/PUT must carry (422 otherwise)
 	Metadata   bool     // RMB withMetadata: POST/PUT fill jsonb.metadata
+	Locking    Locking  // RMB withOptimisticLocking (see Update)
 }
+
+// Locking is RMB's withOptimisticLocking of a table (schema.json, RMB's
+// optimistic_locking.ftl): every write stamps jsonb._version, and an update
+// whose _version is not the stored one fails (RMB's trigger raises SQLSTATE
+// 23F09, the API answers 409), so two clients that read a record and write
+// it back whole cannot silently undo each other's change.
+//
+// mod-inventory-storage only logged conflicts up to v22 (Kiwi); from v23
+// (Lotus) instances, holdings and items fail on them, and from v25 (Nolana)
+// a request _version of -1 overwrites ("UnlessSuppressed"); authorities fail
+// from v24. minifolio plays the v25 rules for every profile (its oldest,
+// lotus, differs only in refusing -1).
+type Locking int
+
+const (
+	LockingOff Locking = iota
+	// LockingFail is "failOnConflict".
+	LockingFail
+	// LockingFailUnlessSuppressed is "failOnConflictUnlessSuppressed".
+	LockingFailUnlessSuppressed
+)
 
 // QualifiedName is "<tenant>_<schema>.<table>", safe to splice into SQL
 // because tenant names are validated (ValidTenant) and the rest is constant.
@@ -229,20 +251,21 @@ func fks(fields ...string) []FK {
 var Tables = []*Table{
 	// mod-inventory-storage
 	{Module: "mod-inventory-storage", Schema: "mod_inventory_storage", Name: "instance", Key: "instances",
-		Path: "/instance-storage/instances", Metadata: true, FKs: fks("instanceTypeId"),
+		Path: "/instance-storage/instances", Metadata: true, FKs: fks("instanceTypeId"), Locking: LockingFailUnlessSuppressed,
 		Indexes: cat(uniq("hrid"), idx("title")), Required: []string{"source", "title", "instanceTypeId"}},
 	{Module: "mod-inventory-storage", Schema: "mod_inventory_storage", Name: "holdings_record", Key: "holdingsRecords",
 		Path: "/holdings-storage/holdings", Metadata: true, FKs: fks("instanceId", "permanentLocationId", "effectiveLocationId"),
+		Locking: LockingFailUnlessSuppressed,
 		Indexes: uniq("hrid"), Required: []string{"instanceId", "permanentLocationId"}},
 	{Module: "mod-inventory-storage", Schema: "mod_inventory_storage", Name: "item", Key: "items",
-		Path: "/item-storage/items", Metadata: true,
+		Path: "/item-storage/items", Metadata: true, Locking: LockingFailUnlessSuppressed,
 		FKs:      fks("holdingsRecordId", "materialTypeId", "permanentLoanTypeId", "temporaryLoanTypeId", "effectiveLocationId"),
 		Indexes:  cat(uniq("barcode", "hrid"), idx("status.name")),
 		Required: []string{"materialTypeId", "permanentLoanTypeId", "holdingsRecordId", "status.name"}},
 	// MARC authorities as mod-inventory-storage kept them until Orchid (the
 	// storage the Lotus search report ran on): mod-search indexes them.
 	{Module: "mod-inventory-storage", Schema: "mod_inventory_storage", Name: "authority", Key: "authorities",
-		Path: "/authority-storage/authorities", Metadata: true},
+		Path: "/authority-storage/authorities", Metadata: true, Locking: LockingFail},
 	{Module: "mod-inventory-storage", Schema: "mod_inventory_storage", Name: "service_point", Key: "servicepoints",
 		Path: "/service-points", Metadata: true, Indexes: uniq("name", "code"),
 		Required: []string{"name", "code", "discoveryDisplayName"}},
@@ -290,6 +313,10 @@ var Tables = []*Table{
 	{Module: "mod-circulation-storage", Schema: "mod_circulation_storage", Name: "fixed_due_date_schedule",
 		Key: "fixedDueDateSchedules", Path: "/fixed-due-date-schedule-storage/fixed-due-date-schedules",
 		Metadata: true, Indexes: uniq("name"), Required: []string{"name"}},
+	// Circulation settings (mod-circulation 24.x serves them as /circulation/settings).
+	{Module: "mod-circulation-storage", Schema: "mod_circulation_storage", Name: "circulation_settings",
+		Key: "circulationSettings", Path: "/circulation-settings-storage/circulation-settings", Metadata: true,
+		Indexes: uniq("name"), Required: []string{"name", "value"}},
 
 	// mod-users
 	{Module: "mod-users", Schema: "mod_users", Name: "users", Key: "users", Path: "/users", ResultInfo: true,
@@ -299,6 +326,9 @@ var Tables = []*Table{
 		Indexes: uniq("group"), Required: []string{"group"}},
 	{Module: "mod-users", Schema: "mod_users", Name: "proxyfor", Key: "proxiesFor", Path: "/proxiesfor", Metadata: true,
 		Indexes: idx("userId", "proxyUserId"), Required: []string{"userId", "proxyUserId"}},
+	// The users.settings interface (mod-users 19.6, read by Trillium's check-out).
+	{Module: "mod-users", Schema: "mod_users", Name: "settings", Key: "settings", Path: "/user/settings", Metadata: true,
+		Indexes: idx("key"), Required: []string{"scope", "key", "value"}},
 
 	// mod-feesfines
 	{Module: "mod-feesfines", Schema: "mod_feesfines", Name: "accounts", Key: "accounts", Path: "/accounts",
@@ -344,6 +374,10 @@ var Tables = []*Table{
 	// jsonb table whose records carry their links[]).
 	{Module: "mod-notes", Schema: "mod_notes", Name: "note", Key: "notes", Path: "/notes", Metadata: true,
 		Required: []string{"typeId", "title"}},
+
+	// mod-settings (a Vert.x module with relational tables upstream; here one
+	// jsonb table of {id, scope, key, value, userId} entries).
+	{Module: "mod-settings", Schema: "mod_settings", Name: "settings", Indexes: idx("scope", "userId")},
 
 	// mod-notify: only truncated by PTF's reset.
 	{Module: "mod-notify", Schema: "mod_notify", Name: "notify_data", Key: "notifications", Indexes: idx("recipientId")},

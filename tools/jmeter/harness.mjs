@@ -1,0 +1,117 @@
+// The JMeter harness's I/O: lays out a plan's working copy, starts Apache JMeter (fetched by
+// `make jmeter` into bin/jmeter) headless on it against a loopback FOLIO, and keeps every request
+// to another host from leaving the machine. tools/jmeter/run.mjs is its command line; the
+// benchmarks (tools/bench-jmeter.mjs) call runPlan() and sample the JVM's CPU while it runs.
+
+import { spawn } from 'node:child_process';
+import { createServer } from 'node:http';
+import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { basename, dirname, join, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { isLoopbackUrl, retarget, transactionNames, propertiesLine } from './plan.mjs';
+
+export const repo = resolve(dirname(fileURLToPath(import.meta.url)), '..', '..');
+export const jmeterHome = () => process.env.FP_JMETER_HOME || join(process.env.FP_BIN || join(repo, 'bin'), 'jmeter');
+
+// JMeter 5.6.3's own start script (bin/jmeter, not shipped on Maven Central) runs the JVM with
+// these; HEAP, GC_ALGO and JVM_ARGS replace or add to them as they do there.
+export const JMETER_HEAP = '-Xms1g -Xmx1g -XX:MaxMetaspaceSize=256m';
+export const JMETER_GC = '-XX:+UseG1GC -XX:MaxGCPauseMillis=100 -XX:G1ReservePercent=20';
+
+/**
+ * The answer to every request JMeter sends to a host other than the target's: JMeter is told to
+ * use this as its proxy for every host but 127.0.0.1 and localhost, and it refuses (403). So a plan
+ * that names another host (a CSV's, a hard-coded one) fails those samples instead of reaching it.
+ */
+async function startGuard() {
+  const refused = [];
+  const server = createServer((req, res) => {
+    refused.push(req.url);
+    res.writeHead(403, { 'content-type': 'text/plain' });
+    res.end('folio-perf: the JMeter harness sends requests to the loopback target only\n');
+  });
+  server.on('connect', (req, socket) => {
+    refused.push(`CONNECT ${req.url}`);
+    socket.end('HTTP/1.1 403 Forbidden\r\ncontent-length: 0\r\n\r\n');
+  });
+  await new Promise((ok) => server.listen(0, '127.0.0.1', ok));
+  return { port: server.address().port, refused, close: () => new Promise((ok) => server.close(ok)) };
+}
+
+/**
+ * The plan's working copy in `dir`: the plan pointed at the target (retarget), beside links to
+ * every other file of the plan's directory, so the paths the plan builds from its own directory
+ * (${__BeanShell(...getBaseDir())}/jmeter-supported-data/...) find them; `data`'s entries are
+ * laid over those (generated CSVs). Returns the copy's path and the plan's transaction names.
+ */
+export function workingCopy({ plan, data, dir, port }) {
+  const planDir = dirname(resolve(plan));
+  mkdirSync(dir, { recursive: true });
+  const link = (from, name) => {
+    rmSync(join(dir, name), { recursive: true, force: true });
+    symlinkSync(join(from, name), join(dir, name));
+  };
+  for (const name of readdirSync(planDir)) if (name !== basename(plan)) link(planDir, name);
+  if (data) for (const name of readdirSync(resolve(data))) link(resolve(data), name);
+  const xml = readFileSync(plan, 'utf8');
+  const r = retarget(xml, { port });
+  const copy = join(dir, basename(plan));
+  rmSync(copy, { force: true });
+  writeFileSync(copy, r.xml);
+  return { copy, pointed: r.changed, transactions: transactionNames(xml) };
+}
+
+/**
+ * Runs `plan` headless: opts { plan, target, out, data, props: [{name, value}], secrets: [{name,
+ * env}], onStart(pid), quiet }. Writes out/results.jtl and out/jmeter.log; resolves to { code,
+ * jtl, log, transactions, refused (requests the guard stopped), pointed }.
+ */
+export async function runPlan(opts) {
+  const home = jmeterHome();
+  const launcher = join(home, 'bin', 'ApacheJMeter.jar');
+  if (!existsSync(launcher)) throw new Error(`JMeter is not fetched (${launcher} is missing); fix: run make jmeter`);
+  if (!isLoopbackUrl(opts.target)) throw new Error(`target ${opts.target} is not on this machine; fix: point --target at a loopback FOLIO, e.g. http://127.0.0.1:9130`);
+  const target = new URL(opts.target);
+  if (target.protocol !== 'http:') throw new Error(`target ${opts.target} is not plain http; fix: give minifolio's http://127.0.0.1:<port>`);
+  if (!existsSync(opts.plan)) throw new Error(`plan ${opts.plan} does not exist; fix: give the path of a .jmx file`);
+  const out = resolve(opts.out);
+  mkdirSync(out, { recursive: true });
+  const wc = workingCopy({ plan: opts.plan, data: opts.data, dir: join(out, 'plan'), port: Number(target.port || 80) });
+
+  // Secrets reach JMeter through a property file only this user can read, deleted after the run,
+  // never through the command line (ps shows it) or the JTL.
+  const secretFile = join(out, '.secret.properties');
+  const secrets = opts.secrets || [];
+  for (const s of secrets) if (process.env[s.env] === undefined) throw new Error(`--secret ${s.name}=${s.env}: ${s.env} is not set; fix: export ${s.env}`);
+  if (secrets.length) writeFileSync(secretFile, secrets.map((s) => propertiesLine(s.name, process.env[s.env])).join(''), { mode: 0o600 });
+
+  const guard = await startGuard();
+  const jtl = join(out, 'results.jtl');
+  const log = join(out, 'jmeter.log');
+  rmSync(jtl, { force: true });
+  const words = (s) => s.split(/\s+/).filter(Boolean);
+  const jvm = [...words(process.env.HEAP ?? JMETER_HEAP), ...words(process.env.GC_ALGO ?? JMETER_GC), ...words(process.env.JVM_ARGS || '')];
+  const args = [
+    ...jvm,
+    '-jar', launcher,
+    '-n', '-t', wc.copy, '-l', jtl, '-j', log,
+    // every host but the loopback target goes to the guard
+    '-H', '127.0.0.1', '-P', String(guard.port), '-N', '127.0.0.1|localhost',
+    ...(secrets.length ? ['-q', secretFile] : []),
+    // no UDP shutdown listener (ports 4445+, shared by every JMeter on the machine); CSV results
+    '-Jjmeterengine.nongui.port=0', '-Jjmeter.save.saveservice.output_format=csv',
+    ...(opts.props || []).map((p) => `-J${p.name}=${p.value}`),
+  ];
+  try {
+    const code = await new Promise((ok, fail) => {
+      const child = spawn('java', args, { cwd: out, stdio: ['ignore', opts.quiet ? 'ignore' : 'inherit', opts.quiet ? 'ignore' : 'inherit'] });
+      child.on('error', (e) => fail(new Error(`cannot start java (${e.message}); fix: run make deps (installs openjdk-17-jdk-headless)`)));
+      child.on('spawn', () => opts.onStart && opts.onStart(child.pid));
+      child.on('exit', (c, sig) => ok(c === null ? 128 + (sig === 'SIGKILL' ? 9 : 15) : c));
+    });
+    return { code, jtl, log, transactions: wc.transactions, refused: guard.refused, pointed: wc.pointed, copy: wc.copy };
+  } finally {
+    await guard.close();
+    rmSync(secretFile, { force: true });
+  }
+}
