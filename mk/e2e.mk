@@ -31,3 +31,7 @@ test-e2e-scale: $(BIN)/k6 $(BIN)/minifolio ## make run RUNNERS=1/2/4 with the sa
 .PHONY: test-e2e-local-only
 test-e2e-local-only: $(BIN)/k6 $(BIN)/minifolio ## a sentinel as the user's FOLIO: make test/drills/demo/perf-gate/bench-* with its settings exported never contact it; FP_LOCAL_ONLY refusals
 	@node --test --test-reporter=spec --test-concurrency=1 tests/e2e/local-only.test.mjs
+
+.PHONY: test-e2e-influx-auth
+test-e2e-influx-auth: $(BIN)/k6 $(BIN)/minifolio ## an InfluxDB with auth enabled: a run, its progress, report, verdict and baseline with K6_INFLUXDB_USERNAME/PASSWORD; the password in no argv, output or file
+	@node --test --test-reporter=spec --test-concurrency=1 tests/e2e/influx-auth.test.mjs

@@ -10,6 +10,7 @@ import { envFileName, parseEnvFile, resolveConfig } from '../config.js';
 import { defaultsLookup } from '../defaults.js';
 import { buildProfile } from '../profiles.js';
 import { makeTestId, validTestId } from '../testid.js';
+import { SYSTEM_TAGS } from '../metrics.js';
 
 // One line, no stack trace: k6 prints a thrown string as the error, and exits non-zero (107).
 export function fatal(e) {
