@@ -6,7 +6,7 @@
 // k6 resolves open() paths against the calling script, so the entry script passes a `read`
 // function that opens paths relative to the repository root.
 
-import { envFileName, parseEnvFile, resolveConfig } from '../config.js';
+import { envFileOf, parseEnvFile, resolveConfig, TARGET_ENV } from '../config.js';
 import { defaultsLookup } from '../defaults.js';
 import { buildProfile } from '../profiles.js';
 import { makeTestId, validTestId } from '../testid.js';
@@ -43,8 +43,9 @@ function readFile(read, path, what, fix) {
 export function loadRun({ read, env, workflow, vu = 0, load = (path) => require(path) }) {
   try {
     const wf = workflow;
-    const where = envFileName(env.K6_ENV);
-    const text = readFile(read, where.file, 'environment file', `create ${where.file} (copy env/folio.example.json) or set K6_ENV to one of the files in env/`);
+    const where = envFileOf(env);
+    if (where.warning && vu === 0) console.warn(`folio-perf: ${where.warning}`);
+    const text = readFile(read, where.file, 'environment file', `create ${where.file} (copy env/folio.example.json) or set ${TARGET_ENV} to one of the files in env/`);
     const lookup = defaultsLookup(env, (f) => readFile(read, f, 'defaults file', `restore ${f} from the repository`));
     const cfg = resolveConfig(parseEnvFile(text, where.file, lookup), env, where, wf.config);
     const profile = buildProfile(env.PROFILE, { vus: env.VUS, duration: env.DURATION }, { profiles: wf.profiles, phases: typeof wf.phases === 'function' ? wf.phases(env) : wf.phases, startMs: wf.warmupMs ? wf.warmupMs(env) : 0 });

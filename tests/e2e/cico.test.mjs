@@ -42,7 +42,7 @@ function cicoRun(name, vars, { timeoutMs = 240_000 } = {}) {
 function k6Direct(vars) {
   return run(bin('k6'), ['run', '--quiet', join(repo, 'scripts', 'check-in-check-out.js')], {
     env: {
-      K6_ENV: 'local', PROFILE: 'smoke', DURATION: '10s', FOLIO_PASSWORD: 'admin',
+      FOLIO_ENV: 'local', PROFILE: 'smoke', DURATION: '10s', FOLIO_PASSWORD: 'admin',
       FOLIO_URL: `http://127.0.0.1:${env('FP_MINIFOLIO_PORT')}`, FOLIO_DB_PORT: env('FP_PG_PORT'),
       K6_NO_USAGE_REPORT: 'true', ...vars,
     },
@@ -105,7 +105,7 @@ function existsReport(testid) {
 test('scripts/smoke.js logs in and reads the service points; a wrong password stops it with the cause', () => {
   const smokeRun = (password) =>
     run(bin('k6'), ['run', '--quiet', '--address=', join(repo, 'scripts', 'smoke.js')], {
-      env: { K6_ENV: 'local', FOLIO_PASSWORD: password, FOLIO_URL: `http://127.0.0.1:${env('FP_MINIFOLIO_PORT')}`, K6_NO_USAGE_REPORT: 'true' },
+      env: { FOLIO_ENV: 'local', FOLIO_PASSWORD: password, FOLIO_URL: `http://127.0.0.1:${env('FP_MINIFOLIO_PORT')}`, K6_NO_USAGE_REPORT: 'true' },
       timeoutMs: 60_000,
     });
   const ok = smokeRun('admin');

@@ -47,7 +47,7 @@ export async function waitFor(fn, { seconds = 30, what = 'condition' } = {}) {
 }
 
 // childEnv is the environment of every process a test starts: only what tools/local-env.allow keeps
-// of this one (never the FOLIO_URL, FOLIO_PASSWORD, K6_ENV, DATA, ... of the shell that ran the
+// of this one (never the FOLIO_URL, FOLIO_PASSWORD, FOLIO_ENV, DATA, ... of the shell that ran the
 // tests), the test stack's database password (tools/test-env.sh), FP_LOCAL_ONLY=1 (a target off
 // this machine is refused) and then extra.
 export function childEnv(extra = {}) {

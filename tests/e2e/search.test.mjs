@@ -127,7 +127,7 @@ test('InfluxDB: none of the query values the run drew from data/search is in any
 // Samples go to InfluxDB under their own testid, so "no request was sent" can be checked there.
 function k6Direct(vars, id) {
   return run(bin('k6'), ['run', '--quiet', '-o', `influxdb-lp=${env('FP_INFLUX_URL')}/k6`, join(repo, 'scripts', 'mod-search.js')], {
-    env: { K6_ENV: 'local', PROFILE: 'smoke', DURATION: '5s', FOLIO_PASSWORD: 'admin', FOLIO_URL: `http://127.0.0.1:${env('FP_MINIFOLIO_PORT')}`, K6_NO_USAGE_REPORT: 'true', TESTID: id, ...vars },
+    env: { FOLIO_ENV: 'local', PROFILE: 'smoke', DURATION: '5s', FOLIO_PASSWORD: 'admin', FOLIO_URL: `http://127.0.0.1:${env('FP_MINIFOLIO_PORT')}`, K6_NO_USAGE_REPORT: 'true', TESTID: id, ...vars },
     timeoutMs: 60_000,
   });
 }
