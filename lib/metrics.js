@@ -62,8 +62,9 @@ export const RUN_TAGS = Object.freeze([TAGS.testid, TAGS.workflow, TAGS.release,
 
 // k6's system tags on every sample (options.systemTags): k6's defaults without `url`. Every
 // request carries its templated `name` (lib/k6/http.js refuses one without), which is all the
-// dashboards and the report read; `url` would hold the URL with its query values, patron and item
-// barcodes among them, which InfluxDB would keep (the output writes it as a field).
+// tables, dashboards and thresholds read; `url` would hold the URL with its query values, patron
+// and item barcodes among them, a new tag set per request that k6 keeps for the rest of the run,
+// and a field of every sample in InfluxDB.
 export const SYSTEM_TAGS = Object.freeze(['proto', 'subproto', 'status', 'method', 'name', 'group', 'check', 'error', 'error_code',
   'tls_version', 'scenario', 'service', 'expected_response']);
 

@@ -12,13 +12,14 @@ import { spawn } from 'node:child_process';
 import { mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { setting } from './defaults.mjs';
+import { testidStamp } from '../lib/testid.js';
 import { extrapolate, renderSamplesTable } from './bench-samples-stats.mjs';
 
 const REPO = join(import.meta.dirname, '..');
 const seconds = Number(process.env.BENCH_SAMPLES_SECONDS || 60);
 const influxPort = Number(setting('FP_INFLUX_PORT')) + 80;
 const stackDir = process.env.FP_STACK_DIR || join(REPO, '.stack');
-const stamp = new Date().toISOString().replace(/[-:]/g, '').replace(/\.\d+Z$/, 'Z');
+const stamp = testidStamp();
 const out = join(REPO, 'results', `bench-samples-${stamp}`);
 mkdirSync(out, { recursive: true });
 const sleep = (ms) => new Promise((r) => setTimeout(r, ms));

@@ -35,7 +35,7 @@ const names = ['GET /users', 'GET /groups', 'GET /proxiesfor', 'GET /manualblock
   'GET /note-links/domain/users/type/user/id/{id}', 'GET /circulation/requests', 'GET /configurations/entries', 'GET /inventory/items',
   'GET /circulation/loans', 'POST /circulation/check-out-by-barcode', 'GET /service-points', 'GET /lost-item-fees-policies',
   'GET /staff-slips-storage/staff-slips', 'POST /circulation/check-in-by-barcode'];
-const checksPer = [3, 3, 3, 2, 3]; // 2.8 a request, as a smoke run's checks/http_reqs
+const checksPer = [3, 3, 3, 2, 3]; // 2.8 checks a request, as counted on a smoke run
 const modules = ['okapi', 'mod-users', 'mod-inventory', 'mod-inventory-storage', 'mod-circulation', 'mod-circulation-storage', 'mod-patron-blocks', 'mod-feesfines', 'mod-configuration', 'mod-notes', 'postgres', 'influxdb'];
 const run = `testid=${testid},workflow=cico,release=bench,target=local,vus=20`;
 
