@@ -33,7 +33,7 @@ export const METRICS = Object.freeze({
 
 // Telegraf's measurements (above); every other metric of METRICS is one k6 records.
 export const TELEGRAF_METRICS = Object.freeze([METRICS.moduleStats, METRICS.postgresql, METRICS.opensearch]);
-// What a run writes to InfluxDB (K6_INFLUXDB_METRICS, set by tools/run.sh and the k8s settings):
+// What a run writes to InfluxDB (K6_INFLUXDB_METRICS, set by folio-perf run and the k8s settings):
 // k6's metrics of METRICS, which are all that the dashboards, the report and the verdict read. A CICO
 // request makes eleven samples and three of them are read; k6's other built-ins (http_req_waiting,
 // data_received, iteration_duration, ...) are opt-in: K6_INFLUXDB_METRICS='*', or a longer list.

@@ -68,7 +68,7 @@ async function argvsWhile(promise) {
 
 test('a run writes to an InfluxDB with auth, shows its progress from it, and is reported and judged from it', async () => {
   const testid = `e2e-influx-auth-${Date.now()}`;
-  const running = runAsync(join(repo, 'tools', 'run.sh'), [], {
+  const running = runAsync(process.execPath, [join(repo, 'tools', 'folio-perf.mjs'), 'run'], {
     env: childEnv({ PROFILE: 'smoke', DURATION: '15s', MINIFOLIO_PROFILE: 'fast', TESTID: testid, FP_INFLUX_PORT: String(port), PROGRESS_EVERY: '4', ...creds() }),
     timeoutMs: 240_000,
   });

@@ -163,7 +163,7 @@ export default function () { http.get('${url}/ping', { tags: { runner_vu: String
 async function blockedLossRun(name, vars, blocked) {
   const testid = `e2e-loss-${name}-${Date.now()}`;
   mkdirSync(join(repo, 'results', testid, blocked, 'sample-loss.json.tmp'), { recursive: true });
-  const r = await runAsync(join(repo, 'tools', 'run.sh'), [], {
+  const r = await runAsync(process.execPath, [join(repo, 'tools', 'folio-perf.mjs'), 'run'], {
     env: childEnv({ PROFILE: 'smoke', DURATION: '10s', MINIFOLIO_PROFILE: 'fast', TESTID: testid, ...vars }),
     timeoutMs: 240_000,
   });

@@ -1,8 +1,8 @@
-// tools/sample-loss.mjs's verdict on a run's sample-loss.json (tools/run.sh fails the run for
+// tools/run/sample-loss.mjs's verdict on a run's sample-loss.json (folio-perf run fails the run for
 // `lost` and `unknown` alike under SAMPLE_LOSS=fail; tests/e2e/influx-loss.test.mjs runs it).
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { judgeLoss } from '../../tools/sample-loss.mjs';
+import { judgeLoss } from '../../tools/run/sample-loss.mjs';
 
 test('a loss nobody counted is unknown, never none', () => {
   const f = 'results/x/sample-loss.json';
