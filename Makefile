@@ -12,6 +12,13 @@ export K6_AUTO_EXTENSION_RESOLUTION := false
 # k6 would otherwise try to send usage reports out of the machine.
 export K6_NO_USAGE_REPORT := true
 
+# A password on make's command line is visible to every user of the machine (ps) and stays in the
+# shell's history: refused, as folio-perf run refuses one among its arguments.
+FP_ARGV_SECRETS := $(strip $(foreach v,$(.VARIABLES),$(if $(filter command line,$(origin $(v))),$(filter %PASSWORD %PASSWD %SECRET,$(v)))))
+ifneq ($(FP_ARGV_SECRETS),)
+$(error $(firstword $(FP_ARGV_SECRETS)) is refused on make's command line, where every user of this machine can read it (ps, shell history); fix: export it in the environment instead, then run make without it)
+endif
+
 BIN := $(CURDIR)/bin
 TELEGRAF_VERSION := v1.37.2
 # Each plugin a config in telegraf/ uses needs its build tag: a full build of
@@ -20,7 +27,7 @@ TELEGRAF_TAGS := custom,inputs.procstat,inputs.postgresql,inputs.docker,inputs.c
 	processors.rename,processors.regex,processors.override,processors.converter,processors.starlark,$\
 	aggregators.basicstats,outputs.influxdb,outputs.health
 
-.PHONY: help deps run run-deps reset demo perf-gate test stack-up stack-down stack-status stack-clean telegraf clean FORCE
+.PHONY: help deps run run-deps run-builds reset demo perf-gate test stack-up stack-down stack-status stack-clean telegraf clean FORCE
 
 help: ## list the targets
 	@grep -hE '^[a-zA-Z0-9_-]+:.*## ' $(MAKEFILE_LIST) | sort | awk -F':.*## ' '{printf "  %-24s %s\n", $$1, $$2}'
@@ -61,8 +68,11 @@ stack-clean: ## stop the stack and delete its data (.stack/)
 
 # What a run needs beyond the stack, k6 and minifolio is the workflow's own (tools/workflows.mjs
 # needs: e.g. OpenSearch and the query files for mod-search); an unknown WORKFLOW stops here.
-# `folio-perf run` makes it; WORKFLOW comes from the environment, quoted, never pasted in.
-run-deps: stack-up k6 minifolio ## what a run needs built and running (folio-perf run calls it)
+# `folio-perf run` makes run-deps, or only run-builds when the stack is up already (so a checkout
+# sharing another's stack, e.g. perf-gate's base worktree, never starts or restarts its services);
+# WORKFLOW comes from the environment, quoted, never pasted in.
+run-deps: stack-up run-builds ## what a run needs built and running (folio-perf run calls it)
+run-builds: k6 minifolio ## what a run needs built: k6, minifolio and the workflow's needs
 	@needs=$$(node tools/workflows.mjs needs "$${WORKFLOW:-}") && { [ -z "$$needs" ] || $(MAKE) --no-print-directory $$needs; }
 
 # Aliases of the one program, folio-perf (tools/folio-perf.mjs): the settings reach it through the
@@ -76,7 +86,7 @@ reset: ## minifolio's FP_TENANT (defaults.env) back to the pre-test state, e.g. 
 	@node tools/folio-perf.mjs reset
 
 # test, demo, drills, perf-gate and the benchmarks start with tools/local-env.sh: whatever the shell
-# exports (FOLIO_URL, FOLIO_PASSWORD, K6_ENV, ...), they run on this machine's stack only. So their
+# exports (FOLIO_URL, FOLIO_PASSWORD, FOLIO_ENV, ...), they run on this machine's stack only. So their
 # steps that need the stack run inside their scripts, not as make prerequisites (which run first).
 demo: ## the main job: CICO at 1, 5, 8, 20 users (minifolio lotus), then mod-search at 1 and 20 users, alone and while FP_REINDEX_TENANT (defaults.env) reindexes (local minifolio only)
 	@tools/demo.sh

@@ -120,8 +120,11 @@ const NONE = Object.freeze([]);
  */
 // name: the `name` tag, method + template unless given (mod-search's report labels); accept: the
 // Accept header when not the browser's; tags: more constant tags of the API (search: group, kind).
+// checkName: the one check a passing request records, its rules together (see lib/k6/folio.js).
 export function endpoint(method, template, { rules, judge, value, empty = '', name = `${method} ${template}`, accept = null, tags = null }) {
-  return { method, template, parts: compileTemplate(template), name, rules, checkNames: rules.map((r) => `${name}: ${r}`), judge, value, empty, accept, tags };
+  const checkNames = rules.map((r) => `${name}: ${r}`);
+  const checkName = rules.length === 1 ? checkNames[0] : `${name}: ${rules.join(', ')}`;
+  return { method, template, parts: compileTemplate(template), name, rules, checkNames, checkName, judge, value, empty, accept, tags };
 }
 
 // A request's verdict: { ok, results (one boolean per rule), failed (rule names), value, detail }.
@@ -151,6 +154,7 @@ export function request(api, { path, query, body } = {}) {
     accept: api.accept,
     tags: api.tags,
     checkNames: api.checkNames,
+    checkName: api.checkName,
     url: fillTemplate(api.parts, path, api.template) + (query === undefined ? '' : queryString(query)),
     body: body === undefined ? null : JSON.stringify(body),
     verify: (status, responseBody) => verdictOf(api, status, responseBody),
@@ -183,6 +187,7 @@ export function preflight(real) {
     method: 'OPTIONS',
     name: api.name,
     checkNames: api.checkNames,
+    checkName: api.checkName,
     url: real.url,
     body: null,
     preflightFor: real.method,

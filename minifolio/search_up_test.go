@@ -48,7 +48,7 @@ func TestUpWithOpenSearch(t *testing.T) {
 	base := freeBase(t)
 	runDir := t.TempDir()
 	r := runBin(t, bin, env, "up", "--port", fmt.Sprint(base), "--run-dir", runDir, "--opensearch", osURL)
-	if r.code != 0 || !strings.Contains(r.stdout, "10 modules") {
+	if r.code != 0 || !strings.Contains(r.stdout, "11 modules") {
 		t.Fatalf("up --opensearch: %+v", r)
 	}
 	t.Cleanup(func() { runBin(t, bin, nil, "down", "--run-dir", runDir) })
@@ -111,7 +111,7 @@ func TestUpWithOpenSearch(t *testing.T) {
 	if st, _ := call("GET", "/search/instances?query=cql.allRecords%3D1", "", ""); st != 400 && st != 401 {
 		t.Fatalf("search without a token: %d", st)
 	}
-	if r := runBin(t, bin, env, "down", "--run-dir", runDir); r.code != 0 || !strings.Contains(r.stdout, "stopped 11 processes") {
+	if r := runBin(t, bin, env, "down", "--run-dir", runDir); r.code != 0 || !strings.Contains(r.stdout, "stopped 12 processes") {
 		t.Fatalf("down: %+v", r)
 	}
 }

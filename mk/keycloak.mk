@@ -32,3 +32,11 @@ $(BIN)/keycloak-%/.built:
 .PHONY: stack-up-eureka
 stack-up-eureka: deps telegraf keycloak ## start the native stack with Keycloak (the Eureka profiles'): stack/stack.sh up eureka
 	@stack/stack.sh up eureka
+
+# The Eureka hop's cost per request against the Okapi path, in one run
+# (tools/bench-eureka.mjs): its own two minifolio deployments on BENCH_EUREKA_PORT
+# (default FP_MINIFOLIO_PORT + 22000; Eureka 100 above) and its own tenant eureka_bench,
+# removed at the end; BENCH_EUREKA_ROUNDS, BENCH_EUREKA_SAMPLES.
+.PHONY: bench-eureka
+bench-eureka: stack-up-eureka $(CURDIR)/bin/minifolio ## Eureka (kong -> sidecar -> module) vs Okapi (gateway -> module) per request: latency, CPU per process, beside PTF's Kong-vs-sidecar figure
+	@. tools/defaults.sh && MINIFOLIO_DB="$$(fp_minifolio_db)" node tools/bench-eureka.mjs

@@ -12,10 +12,12 @@ $(CURDIR)/bin/minifolio: $(MINIFOLIO_SOURCES)
 	@cd $(CURDIR)/minifolio && go build -trimpath -o $@.tmp . && mv $@.tmp $@
 
 # mod-search's tests also need OpenSearch: FP_OPENSEARCH_URL, else the test
-# stack's FP_OPENSEARCH_PORT on 127.0.0.1.
-test-unit-minifolio: ## go vet + go test of every minifolio package (needs the stack: FP_PG_DSN, OpenSearch)
+# stack's FP_OPENSEARCH_PORT on 127.0.0.1; the Eureka platform's tests
+# (internal/eureka) need Keycloak: FP_KEYCLOAK_URL, else FP_KEYCLOAK_PORT.
+test-unit-minifolio: ## go vet + go test of every minifolio package (needs the stack: FP_PG_DSN, OpenSearch, Keycloak)
 	@cd $(CURDIR)/minifolio && go vet ./... && \
-	FP_OPENSEARCH_URL="$${FP_OPENSEARCH_URL:-$${FP_OPENSEARCH_PORT:+http://127.0.0.1:$$FP_OPENSEARCH_PORT}}" go test -count=1 ./...
+	FP_OPENSEARCH_URL="$${FP_OPENSEARCH_URL:-$${FP_OPENSEARCH_PORT:+http://127.0.0.1:$$FP_OPENSEARCH_PORT}}" \
+	FP_KEYCLOAK_URL="$${FP_KEYCLOAK_URL:-$${FP_KEYCLOAK_PORT:+http://127.0.0.1:$$FP_KEYCLOAK_PORT}}" go test -count=1 -timeout 30m ./...
 
 fuzz-search: ## fuzz mod-search's CQL -> OpenSearch translator and its search-answer scanner for FUZZTIME each (default 20s)
 	@cd $(CURDIR)/minifolio && go test -run='^$$' -fuzz='^FuzzTranslate$$' -fuzztime="$$FUZZTIME" ./internal/search/ && \

@@ -32,7 +32,8 @@ const VUS = Number(e.BENCH_VUS || 200);
 const WARM = Number(e.BENCH_WARM || 20);
 const WINDOW = Number(e.BENCH_WINDOW || 30);
 const ROUNDS = Number(e.BENCH_ROUNDS || 3);
-const duration = `${WARM + WINDOW + 15}s`;
+// Room after the window: under load a 200-VU run's first transaction ends 10-20 s after the start.
+const duration = `${WARM + WINDOW + 30}s`;
 const port = setting('FP_MINIFOLIO_PORT');
 const influx = `influxdb-lp=http://127.0.0.1:${setting('FP_INFLUX_PORT')}/k6`;
 const apiPort = setting('FP_K6_API_PORT');
@@ -57,7 +58,7 @@ const cico = (round) =>
   measureK6({
     repo, script: 'scripts/check-in-check-out.js', apiPort, warmS: WARM, windowS: WINDOW, log: join(out, `cico-${round}.log`), args: ['-o', influx],
     env: {
-      K6_ENV: 'local', TESTID: `${testid}-${round}`, RELEASE: 'fast', FOLIO_TENANT: tenant, PROFILE: 'smoke', VUS: String(VUS), DURATION: duration,
+      FOLIO_ENV: 'local', TESTID: `${testid}-${round}`, RELEASE: 'fast', FOLIO_TENANT: tenant, PROFILE: 'smoke', VUS: String(VUS), DURATION: duration,
       THINK: 'none', FOLIO_URL: `http://127.0.0.1:${port}`, FOLIO_DB_PORT: setting('FP_PG_PORT'), FOLIO_DB_PASSWORD: localDbPassword(), FOLIO_PASSWORD: password,
     },
   });

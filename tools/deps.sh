@@ -27,6 +27,8 @@ command -v pgbench >/dev/null || missing+=(postgresql-contrib)
 # come through Maven; seed text and query files draw words from wamerican.
 command -v javac >/dev/null || missing+=(openjdk-17-jdk-headless)
 command -v mvn >/dev/null || missing+=(maven)
+# Keycloak (the Eureka profiles) comes as a zip from Maven Central.
+command -v unzip >/dev/null || missing+=(unzip)
 [ -r /usr/share/dict/american-english ] || missing+=(wamerican)
 # GNU time: the benchmarks read k6's CPU and peak RSS from it.
 [ -x /usr/bin/time ] || missing+=(time)

@@ -12,6 +12,7 @@ import { readdirSync, readFileSync, writeFileSync, rmSync } from 'node:fs';
 import { join, dirname, basename, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { REPO, workflowNames, scriptPath, tools } from './workflows.mjs';
+import { STORED_METRICS } from '../lib/metrics.js';
 
 const repo = REPO;
 
@@ -60,19 +61,26 @@ export function kustomization(gs, names) {
     '  # merges its own. TESTID must be one value for every runner: a new one per run.',
     '  - name: folio-perf-settings',
     '    literals:',
-    '      - K6_ENV=target',
+    '      - FOLIO_ENV=target',
     '      - TARGET=change-me',
     '      - RELEASE=change-me',
     '      - TESTID=change-me',
     '      - PROFILE=smoke',
     '      - INFLUX_URL=http://influxdb:8086',
     '      - K6_NO_USAGE_REPORT=true',
+    '      # What reaches InfluxDB: the metrics the dashboards, report and verdict read (lib/metrics.js).',
+    `      - K6_INFLUXDB_METRICS=${STORED_METRICS.join(',')}`,
   );
   return `${k.join('\n')}\n`;
 }
 
 function secretEnv(name) {
   return [`      - name: ${name}`, '        valueFrom:', '          secretKeyRef:', '            name: folio-perf-secrets', `            key: ${name}`];
+}
+
+// A key the Secret may leave out (an InfluxDB without auth has no credentials).
+function optionalSecretEnv(name) {
+  return [...secretEnv(name), '            optional: true'];
 }
 
 function pod(gs, { env, volumes, mounts }) {
@@ -86,6 +94,9 @@ function pod(gs, { env, volumes, mounts }) {
     '            fieldPath: metadata.name',
     '      # Passwords only from the Secret folio-perf-secrets, created apart (k8s/README.md), never here.',
     ...secretEnv('FOLIO_PASSWORD'),
+    '      # InfluxDB credentials when it has auth enabled (the output reads them; INFLUX_URL has none).',
+    ...optionalSecretEnv('K6_INFLUXDB_USERNAME'),
+    ...optionalSecretEnv('K6_INFLUXDB_PASSWORD'),
     ...env,
     '    envFrom:',
     '      - configMapRef:',
@@ -105,7 +116,7 @@ function pod(gs, { env, volumes, mounts }) {
     '                items:',
     '                  - key: thresholds.json',
     '                    path: thresholds.json',
-    "            # The target's env file (env/<K6_ENV>.json), from the overlay.",
+    "            # The target's env file (env/<FOLIO_ENV>.json), from the overlay.",
     '            - configMap:',
     '                name: folio-perf-target',
     '                items:',
@@ -175,17 +186,28 @@ export function testRun(gs, { name, workflow, script, head, env = [], volumes = 
   ].join('\n')}\n`;
 }
 
-/** k8s/base/'s files from the repository and the workflows' registry (tools/workflows.mjs). */
-export async function baseFiles() {
-  const names = workflowNames();
+// Each workflow's TestRun inputs: its script (a file of scripts/) and its tools module's `k8s`.
+async function workflowRuns() {
   const runs = [];
-  for (const n of names) {
+  for (const n of workflowNames()) {
     const script = await scriptPath(n);
     if (relative(join(repo, 'scripts'), script) !== basename(script)) throw new Error(`workflow ${n}'s script ${script} is not under ${repo}/scripts/; fix: a TestRun carries the repository's scripts/ only`);
     const k8s = (await tools(n)).k8s;
     if (!k8s || !Array.isArray(k8s.head)) throw new Error(`tools/report/workflows/${n}.mjs exports no k8s.head; fix: describe the workflow's TestRun there (see cico.mjs)`);
     runs.push({ name: n, script: basename(script), k8s });
   }
+  return runs;
+}
+
+/** The ConfigMaps every TestRun mounts (what a pod finds under /folio-perf). */
+export async function baseGroups() {
+  return groups((await workflowRuns()).map((r) => r.script));
+}
+
+/** k8s/base/'s files from the repository and the workflows' registry (tools/workflows.mjs). */
+export async function baseFiles() {
+  const runs = await workflowRuns();
+  const names = runs.map((r) => r.name);
   const gs = groups(runs.map((r) => r.script));
   const files = { 'kustomization.yaml': kustomization(gs, names) };
   for (const r of runs) files[`testrun-${r.name}.yaml`] = testRun(gs, { name: `folio-perf-${r.name}`, workflow: r.name, script: r.script, head: r.k8s.head, ...podExtras(r.k8s) });

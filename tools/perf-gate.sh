@@ -53,7 +53,11 @@ die() {
 
 gate_run() { # NAME MINIFOLIO_PROFILE [CHECKOUT]: prints the run's summary.json path
   local testid="gate-$1-$stamp" dir=${3:-$PWD} rc
-  (cd "$dir" && PROFILE=smoke DURATION="$duration" MINIFOLIO_PROFILE="$2" TESTID="$testid" node tools/folio-perf.mjs run) >&2
+  # Both sides share this checkout's running stack: folio-perf run then only builds. A base older
+  # than folio-perf's own run has tools/run.sh instead, which never starts the stack: used there.
+  local door=(node tools/folio-perf.mjs run)
+  [ -x "$dir/tools/run.sh" ] && door=(tools/run.sh)
+  (cd "$dir" && PROFILE=smoke DURATION="$duration" MINIFOLIO_PROFILE="$2" TESTID="$testid" "${door[@]}") >&2
   rc=$?
   if [ "$rc" -ne 0 ]; then
     echo "perf-gate: the $1 run ($testid) failed with exit $rc; fix: read its output above (99: an SLO of thresholds.json failed)" >&2
@@ -72,12 +76,9 @@ if [ -n "$base_ref" ] && [ -z "${GATE_BASELINE:-}" ]; then
     die "could not check out $base_ref into $base_dir" "git worktree prune, then run again"
   # Nothing is left checked out, whatever happens next.
   trap 'git worktree remove --force "$base_dir" >/dev/null 2>&1' EXIT
-  [ -f "$base_dir/tools/folio-perf.mjs" ] || die "$base_ref has no tools/folio-perf.mjs" "use a base commit of folio-perf"
+  [ -f "$base_dir/tools/folio-perf.mjs" ] || [ -x "$base_dir/tools/run.sh" ] || die "$base_ref has no tools/folio-perf.mjs" "use a base commit of folio-perf"
   echo "==> perf-gate: baseline runs by $base_ref ($(git rev-parse --short "$base_sha")), candidate by this checkout ($(git rev-parse --short HEAD))" >&2
   make -C "$base_dir" --no-print-directory k6 minifolio >&2 || die "the base $base_ref does not build" "see the make output above"
-  # Both sides use this checkout's running stack: the base's make would otherwise build a Telegraf
-  # of its own before each run. Hard links keep the times, so make finds it up to date.
-  cp -pl bin/telegraf bin/.telegraf-build "$base_dir/bin/" 2>/dev/null || true
 fi
 
 baseline=${GATE_BASELINE:-}

@@ -157,8 +157,8 @@ func K6WritesToInfluxDB(p *types.Project) []string {
 	if _, waits := k6.DependsOn[u.Hostname()]; !waits {
 		f = append(f, "k6 does not wait for "+u.Hostname())
 	}
-	if env(k6, "K6_ENV") != "docker" {
-		f = append(f, "k6: K6_ENV is not docker")
+	if env(k6, "FOLIO_ENV") != "docker" {
+		f = append(f, "k6: FOLIO_ENV is not docker")
 	}
 	if env(k6, "K6_AUTO_EXTENSION_RESOLUTION") != "false" {
 		f = append(f, "k6: K6_AUTO_EXTENSION_RESOLUTION is not false (k6 would try to download k6/x/sql)")
@@ -353,8 +353,9 @@ func LocalPortsOnly(p *types.Project) []string {
 }
 
 // SecretsFromEnv: in the file as written (before interpolation) every
-// password value is a variable reference, never a literal, and so is the
-// password part of every URL with credentials.
+// password value is a variable reference, never a literal; and no URL carries
+// a password at all, not even one from a variable: compose cannot URL-encode
+// it, so a password with @ # / ? % breaks the URL (PGPASSWORD carries it).
 func SecretsFromEnv(file string) []string {
 	var doc struct {
 		Services map[string]struct {
@@ -378,6 +379,8 @@ func SecretsFromEnv(file string) []string {
 			}
 			if m := credURL.FindStringSubmatch(v); m != nil && !strings.HasPrefix(m[1], "${") {
 				f = append(f, fmt.Sprintf("%s: %s carries a literal password in a URL", name, k))
+			} else if m != nil {
+				f = append(f, fmt.Sprintf("%s: %s puts %s into a URL, which one with @ # / ? %% breaks: use a URL without it and PGPASSWORD", name, k, m[1]))
 			}
 		}
 	}

@@ -111,6 +111,23 @@ for (const sig of ['SIGTERM', 'SIGINT']) {
   });
 }
 
+// SIGKILL cannot be caught: the kernel then sends k6 SIGTERM (its parent died), so k6 still stops the
+// load and checks in on its own rather than running its plan out as an orphan.
+test('SIGKILL of folio-perf: k6 stops by itself and checks in what the run checked out', async () => {
+  reset();
+  const testid = `e2e-cli-sigkill-${Date.now()}`;
+  const r = startFrontDoor({ TESTID: testid, DURATION: '300s', TEARDOWN_SETTLE: '5s', PROGRESS_EVERY: '2' });
+  await waitFor(() => /==> progress: .* [1-9]\d* requests/.test(r.output()), { seconds: 120, what: 'the load and its progress lines' });
+  const k6 = descendants(r.child.pid).filter((p) => /\bk6 run\b/.test(cmdline(p)));
+  assert.equal(k6.length, 1, 'one k6 under folio-perf');
+  process.kill(r.child.pid, 'SIGKILL');
+  // Well inside its 300 s plan: k6 was stopped, it did not run out.
+  await waitFor(() => !alive(k6[0]), { seconds: 120, what: 'k6 to stop after folio-perf was killed' });
+  const { out } = await r.done(30);
+  assert.match(out, /teardown: checking in what the run left checked out; the load was cut short/);
+  assert.equal(Number(sql(`select count(*) from ${loanTable} where lower(jsonb->'status'->>'name') = 'open'`)), 0, "k6's teardown checked in the run's loans");
+});
+
 // On a FOLIO that is not this stack's (FOLIO_URL set; here the stack's minifolio stands in for
 // it), a k6 that dies mid-run (exit not 0/99) leaves loans open: the run lists them by barcode, the
 // same set FOLIO's database holds, and advises checking in those, never the restore SQL. Only this

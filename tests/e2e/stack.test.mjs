@@ -64,12 +64,14 @@ test('stack-status prints one line per service with its URL, all up', () => {
   const r = stack(['status']);
   assert.equal(r.status, 0, r.stdout + r.stderr);
   const lines = r.stdout.trim().split('\n');
-  // The test stack runs the search workflow's OpenSearch too (stack.sh up search).
-  assert.equal(lines.length, 4, r.stdout);
+  // The test stack runs the search workflow's OpenSearch and the Eureka profiles' Keycloak too
+  // (stack.sh up search eureka).
+  assert.equal(lines.length, 5, r.stdout);
   assert.match(lines[0], /^postgres\s+up\s+postgres:\/\/folio@127\.0\.0\.1:\d+\/folio$/);
   assert.match(lines[1], /^influxdb\s+up\s+http:\/\/127\.0\.0\.1:\d+$/);
   assert.match(lines[2], /^telegraf\s+up\s+http:\/\/127\.0\.0\.1:\d+$/);
   assert.match(lines[3], new RegExp(`^opensearch\\s+up\\s+http://127\\.0\\.0\\.1:${env('FP_OPENSEARCH_PORT')}$`));
+  assert.match(lines[4], new RegExp(`^keycloak\\s+up\\s+http://127\\.0\\.0\\.1:${env('FP_KEYCLOAK_PORT')}$`));
   assert.ok(lines[1].endsWith(env('FP_INFLUX_URL')), 'status URL is the one the tests use');
 });
 
@@ -290,7 +292,31 @@ test('OpenSearch: a taken port or missing jars stop up search with one line, lea
 
     r = stack(['up', 'serach'], s.env);
     assert.notEqual(r.status, 0);
-    assert.match(r.stderr, /^folio-perf: unknown part 'serach'\. Fix: use stack\/stack\.sh up search/);
+    assert.match(r.stderr, /^folio-perf: unknown part 'serach'\. Fix: use stack\/stack\.sh up \[search\] \[eureka\]/);
+  } finally {
+    taken.close();
+    stack(['down'], s.env);
+    rmSync(s.dir, { recursive: true, force: true });
+  }
+});
+
+test('Keycloak: a taken port or a missing build stop up eureka with one line, leaving nothing running', async () => {
+  const s = await scratchStack();
+  const taken = await freePort(true);
+  try {
+    let r = stack(['up', 'eureka'], { ...s.env, FP_KEYCLOAK_PORT: String(taken.port) });
+    assert.notEqual(r.status, 0);
+    let lines = r.stderr.trim().split('\n');
+    assert.equal(lines.length, 1, `one line, got: ${r.stderr}`);
+    assert.match(lines[0], new RegExp(`port ${taken.port} \\(Keycloak\\) is already in use.*FP_KEYCLOAK_PORT=`));
+    assert.equal(runningUnder(s.dir), false, 'a process of the failed stack-up is left running');
+
+    r = stack(['up', 'eureka'], { ...s.env, FP_KEYCLOAK_HOME: join(s.dir, 'no-keycloak') });
+    assert.notEqual(r.status, 0);
+    lines = r.stderr.trim().split('\n');
+    assert.equal(lines.length, 1, `one line, got: ${r.stderr}`);
+    assert.match(lines[0], /Keycloak [\d.]+ is not fetched .*Fix: run make keycloak KEYCLOAK_VERSION=[\d.]+$/);
+    assert.equal(runningUnder(s.dir), false, 'a process of the failed stack-up is left running');
   } finally {
     taken.close();
     stack(['down'], s.env);

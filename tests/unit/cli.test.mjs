@@ -107,6 +107,13 @@ test('a password on the command line is refused before anything starts, with the
     assert.ok(!r.stderr.includes('s3cret-on-argv'), 'the refused value is not echoed');
   }
   assert.deepEqual(settingsFromArgs(['PROFILE=smoke', 'TOKEN_TTL=20s', 'THRESHOLDS=a=b.json']), { PROFILE: 'smoke', TOKEN_TTL: '20s', THRESHOLDS: 'a=b.json' });
+  // make's command line is as visible: make refuses it before any recipe runs; from the environment it is fine.
+  const mk = spawnSync('make', ['--no-print-directory', '-C', repo, 'run', 'PROFILE=smoke', 'FOLIO_PASSWORD=s3cret-on-argv'], { env: cleanEnv(), encoding: 'utf8' });
+  assert.equal(mk.status, 2);
+  assert.equal(mk.stdout, '', 'no recipe ran');
+  assert.match(mk.stderr, /^Makefile:\d+: \*\*\* FOLIO_PASSWORD is refused on make's command line, .*; fix: export it in the environment instead/);
+  const fromEnv = spawnSync('make', ['--no-print-directory', '-C', repo, '-n', 'report'], { env: cleanEnv({ FOLIO_PASSWORD: 'from-env' }), encoding: 'utf8' });
+  assert.equal(fromEnv.status, 0, fromEnv.stderr);
 });
 
 test("k8s/README.md puts the passwords into the Secret from a file, never from the command line", () => {
@@ -115,7 +122,7 @@ test("k8s/README.md puts the passwords into the Secret from a file, never from t
   assert.match(doc, /kubectl create secret generic \S+[^\n]*(\\\n[^\n]*)*--from-env-file=/);
 });
 
-test("report, compare, baseline and verdict read the local stack's InfluxDB by default and say which one", async () => {
+test("report, compare, baseline and verdict read the local stack's InfluxDB by default and say so", async () => {
   const port = await freePort();
   for (const args of [['report', 'no-such-run'], ['verdict', 'no-such-run'], ['compare', 'a', 'b'], ['baseline', 'no-such-run']]) {
     const r = folioPerf(args, { FP_INFLUX_PORT: String(port) });
@@ -131,8 +138,10 @@ test("report, compare, baseline and verdict read the local stack's InfluxDB by d
   assert.equal(chooseInflux(undefined, cleanEnv({ FP_INFLUX_URL: 'http://h:1' })).source, 'FP_INFLUX_URL');
   assert.equal(chooseInflux('http://x:2', cleanEnv({ FP_INFLUX_URL: 'http://h:1' })).url, 'http://x:2');
   assert.equal(shownUrl('http://user:pw@influx.example:8086/'), 'http://influx.example:8086');
-  const v = folioPerf(['verdict', 'no-such-run', '--influx', `http://user:secret-pw@127.0.0.1:${port}`]);
-  assert.match(v.stderr, new RegExp(`^folio-perf: InfluxDB http://127\\.0\\.0\\.1:${port} \\(--influx\\)`));
+  // A URL the user gave: no notice, the error alone (one line).
+  const v = folioPerf(['verdict', 'no-such-run', '--influx', `http://127.0.0.1:${port}`]);
+  assert.equal(v.stderr.trim().split('\n').length, 1, v.stderr);
+  assert.match(v.stderr, new RegExp(`^folio-perf: InfluxDB not reachable at http://127\\.0\\.0\\.1:${port}`));
 });
 
 // make pastes $(TESTID) into a recipe's text before the shell reads it; the aliases take user
@@ -175,7 +184,8 @@ test('run settings: each bad one is one line with the fix, checked before anythi
   assert.equal(ext.external, true);
   assert.equal(ext.release, '');
   assert.equal(ext.testid, 'search-20261122T030000Z-folio');
-  assert.equal(runPlan({ K6_ENV: 'mylib' }, ctx).testid, 'cico-20261122T030000Z-mylib');
+  assert.equal(runPlan({ FOLIO_ENV: 'mylib' }, ctx).testid, 'cico-20261122T030000Z-mylib');
+  assert.equal(runPlan({ K6_ENV: 'mylib' }, ctx).testid, 'cico-20261122T030000Z-mylib', "FOLIO_ENV's old name");
   const bad = [
     [{ WORKFLOW: 'circulation' }, "unknown WORKFLOW 'circulation'; fix: use one of WORKFLOW=cico, WORKFLOW=search"],
     [{ RUNNERS: '0' }, "RUNNERS '0' is not a number of k6 processes from 1 to 16; fix: use e.g. RUNNERS=2"],

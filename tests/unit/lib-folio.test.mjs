@@ -64,6 +64,14 @@ test('requests: templated names, encoded URLs, JSON bodies, UUIDs unquoted and o
   assert.equal(pre.verify(404).ok, false);
 });
 
+test("one check name per request: its rules together; each rule's own name for a failure", () => {
+  assert.equal(co.checkName, 'POST /circulation/check-out-by-barcode: status is 201, loan created, loan is Open');
+  assert.deepEqual(co.checkNames, ['status is 201', 'loan created', 'loan is Open'].map((r) => `POST /circulation/check-out-by-barcode: ${r}`));
+  const pre = api.preflight(co);
+  assert.equal(pre.checkName, 'OPTIONS /circulation/check-out-by-barcode: preflight answered 2xx');
+  assert.deepEqual(pre.checkNames, [pre.checkName], 'a single rule keeps its own name');
+});
+
 test('a verdict is the same whether the body comes as text or as a document (k6 passes res.json)', () => {
   const bodies = [
     [201, JSON.stringify({ id: 'l1', userId: 'u', itemId: 'i', status: { name: 'Open' } })],

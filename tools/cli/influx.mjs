@@ -1,6 +1,7 @@
 // Which InfluxDB a command reads: --influx, else FP_INFLUX_URL, else the local stack's (the port of
-// the one defaults file, as make's targets use). The commands say which one they used, with any
-// user:password in the URL left out, so a wrong guess shows at once.
+// the one defaults file, as make's targets use). When it is that guess, the command says so on
+// stderr, so a wrong guess shows at once; a URL the user gave is named in any error about it, with
+// any user:password left out.
 import { defaultsLookup } from '../../lib/defaults.js';
 import { readRepoFile } from '../defaults.mjs';
 
@@ -29,9 +30,9 @@ export function shownUrl(url) {
   }
 }
 
-/** Chooses the InfluxDB and says so on stderr (stdout stays the command's result). */
+/** Chooses the InfluxDB; says on stderr when it is the local stack's by default (stdout stays the result). */
 export function influxFor(flag, env = process.env, err = process.stderr) {
   const chosen = chooseInflux(flag, env);
-  err.write(`folio-perf: InfluxDB ${shownUrl(chosen.url)} (${chosen.source})\n`);
+  if (chosen.source.startsWith("the local stack's")) err.write(`folio-perf: InfluxDB ${shownUrl(chosen.url)} (${chosen.source})\n`);
   return chosen.url;
 }

@@ -9,7 +9,7 @@ import { fileURLToPath } from 'node:url';
 
 export const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..', '..');
 
-const NAMES = ['FP_STACK_DIR', 'FP_PG_PORT', 'FP_INFLUX_PORT', 'FP_MINIFOLIO_PORT', 'FP_OPENSEARCH_PORT', 'FP_GRAFANA_PORT', 'FP_TENANT', 'FP_REINDEX_TENANT', 'FP_USER', 'FP_ADMIN_PASSWORD', 'FOLIO_DB_PASSWORD'];
+const NAMES = ['FP_STACK_DIR', 'FP_PG_PORT', 'FP_INFLUX_PORT', 'FP_TELEGRAF_PORT', 'FP_MINIFOLIO_PORT', 'FP_OPENSEARCH_PORT', 'FP_GRAFANA_PORT', 'FP_KEYCLOAK_PORT', 'FP_TENANT', 'FP_REINDEX_TENANT', 'FP_USER', 'FP_ADMIN_PASSWORD', 'FOLIO_DB_PASSWORD', 'FP_KEYCLOAK_ADMIN_PASSWORD'];
 
 /** The defaults under env: { FP_PG_PORT: '55432', ..., MINIFOLIO_DB } (strings, as the shell has them). */
 export function stackDefaults(env = process.env) {

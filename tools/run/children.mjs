@@ -6,9 +6,16 @@
 // forwarded one as well would skip its teardown. SIGINT and SIGTERM go on as they came; SIGHUP (the
 // terminal went away) goes on as SIGTERM, so k6 still checks in what it checked out. folio-perf
 // itself does not die of these signals: it waits for its children, then finishes (nothing it
-// started outlives it).
+// started outlives it). And should folio-perf itself be killed (SIGKILL, which no process can
+// catch), a guarded child (k6) is not left running its plan out: a small guard shell reads a pipe
+// from folio-perf, and when that pipe closes without folio-perf's "done" (it died) it sends the
+// child's group one SIGTERM, so k6 still stops the load and checks in. (The kernel's parent-death
+// signal would not do: it fires once per thread of the dying parent, and a second signal makes
+// k6 skip its teardown.)
 import { spawn } from 'node:child_process';
 import { constants } from 'node:os';
+
+const GUARD = 'if read -r _; then exit 0; fi; kill -TERM "-$1" 2>/dev/null';
 
 const live = new Set();
 const received = [];
@@ -50,9 +57,10 @@ export function exitCode(code, signal) {
 /**
  * Runs cmd to its end. stdio 'inherit' (default) shares the terminal; capture: true collects
  * stdout and stderr instead. Resolves { code, stdout, stderr, pid } (code 127: could not start).
- * onStart(child) sees the child as soon as it runs (e.g. to log into a file).
+ * onStart(child) sees the child as soon as it runs (e.g. to log into a file); guard: the child gets
+ * SIGTERM should folio-perf die before it (see above).
  */
-export function runChild(cmd, args, { env = process.env, cwd, capture = false, stdio, onStart } = {}) {
+export function runChild(cmd, args, { env = process.env, cwd, capture = false, stdio, onStart, guard = false } = {}) {
   return new Promise((resolve) => {
     const child = spawn(cmd, args, { env, cwd, detached: true, stdio: stdio || (capture ? ['ignore', 'pipe', 'pipe'] : 'inherit') });
     let stdout = '';
@@ -65,8 +73,11 @@ export function runChild(cmd, args, { env = process.env, cwd, capture = false, s
     });
     if (child.pid === undefined) return;
     live.add(child);
+    const guardian = guard ? spawn('sh', ['-c', GUARD, 'guard', String(child.pid)], { detached: true, stdio: ['pipe', 'ignore', 'ignore'] }) : null;
+    if (guardian) guardian.stdin.on('error', () => {}); // a guard that is gone has nothing to say
     if (onStart) onStart(child);
     child.on('close', (code, signal) => {
+      if (guardian) guardian.stdin.end('done\n');
       live.delete(child);
       resolve({ code: exitCode(code, signal), stdout, stderr, pid: child.pid });
     });

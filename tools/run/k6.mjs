@@ -27,7 +27,7 @@ export const FINISHED = new Set([0, 99]);
 
 /** One k6 process on the terminal. Resolves its exit code. */
 export async function runOne({ k6, script, env, args }) {
-  return (await runChild(k6, ['run', ...args, script], { env })).code;
+  return (await runChild(k6, ['run', ...args, script], { env, guard: true })).code;
 }
 
 /**
@@ -47,6 +47,7 @@ export async function runRunners({ k6, script, env, args, n, out, say }) {
     r.done = runChild(k6, ['run', '--quiet', '--execution-segment', segment, '--execution-segment-sequence', sequence, ...args, script], {
       env: { ...env, INSTANCE: String(i), K6_INFLUXDB_LOSS_FILE: join(dir, 'sample-loss.json'), K6_WEB_DASHBOARD_EXPORT: join(dir, 'k6-report.html') },
       stdio: ['ignore', log, log],
+      guard: true,
       onStart: (child) => (r.child = child),
     }).then((res) => {
       closeSync(log);

@@ -2,7 +2,7 @@
 //   1. make builds what the run needs and starts the stack (run-deps and the workflow's targets);
 //   2. on the local stack minifolio is (re)started with MINIFOLIO_PROFILE, seeded when empty and
 //      reset to the pre-test state, as PTF restored its database before every test; on your FOLIO
-//      (FOLIO_URL, or K6_ENV other than local) nothing of that: minifolio is left alone;
+//      (FOLIO_URL, or FOLIO_ENV other than local) nothing of that: minifolio is left alone;
 //   3. the operator logs in once, so a wrong password, user, tenant or URL stops the run here;
 //   4. k6 runs the workflow's script (RUNNERS=N: N processes, one verdict over all), streaming
 //      every sample to InfluxDB; database statistics are taken around it for the report;
@@ -12,14 +12,17 @@
 // make's own 2.
 import { existsSync, mkdirSync, readdirSync, rmdirSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
-import { constants as osConstants } from 'node:os';
+import { availableParallelism, constants as osConstants, totalmem } from 'node:os';
 import { ROOT, stackDefaults } from '../cli/stack-defaults.mjs';
 import { forwardSignals, runChild, signalsReceived } from './children.mjs';
+import { stackAnswers } from './stack-answers.mjs';
 import { runPlan } from './settings.mjs';
 import { runWorkflow, workflowNames } from './workflows.mjs';
-import { externalName } from './target.mjs';
+import { externalName, withTargetEnv } from './target.mjs';
+import { platformArgs } from './platform.mjs';
 import { logIn, targetConfig, TargetError } from './folio-session.mjs';
 import { dbSnapshot } from './db-snapshot.mjs';
+import { MACHINE_ENV } from '../../lib/record.js';
 import { startProgress } from './progress.mjs';
 import { runOne, runRunners } from './k6.mjs';
 import { judgeSampleLoss } from './sample-loss.mjs';
@@ -41,7 +44,10 @@ const say = (line) => process.stdout.write(`${line}\n`);
 const warn = (line) => process.stderr.write(`${line}\n`);
 
 /** Runs the run described by env (the settings applied); resolves its exit code. */
-export async function runCommand(userEnv, { tty = Boolean(process.stdout.isTTY) } = {}) {
+export async function runCommand(givenEnv, { tty = Boolean(process.stdout.isTTY) } = {}) {
+  // One name for the target's env file from here on (FOLIO_ENV); a disagreeing pair stops here.
+  const { env: userEnv, warning } = withTargetEnv(givenEnv);
+  if (warning) warn(`folio-perf: ${warning}`);
   forwardSignals();
   // Paths in settings (THRESHOLDS, BASELINE, DATA=csv:<dir>) and results/ are the checkout's.
   process.chdir(ROOT);
@@ -50,7 +56,7 @@ export async function runCommand(userEnv, { tty = Boolean(process.stdout.isTTY) 
   const wf = await runWorkflow(plan.workflow);
   // Inside a test, drill, the demo or the gate (tools/local-env.sh set FP_LOCAL_ONLY=1) a target off
   // this machine stops here, with one line, before anything is contacted (lib/config.js decides).
-  if (plan.external && userEnv.FP_LOCAL_ONLY === '1') targetConfig({ ...userEnv, K6_ENV: userEnv.K6_ENV || 'local', FOLIO_PASSWORD: userEnv.FOLIO_PASSWORD || '-' });
+  if (plan.external && userEnv.FP_LOCAL_ONLY === '1') targetConfig({ ...userEnv, FOLIO_ENV: userEnv.FOLIO_ENV || 'local', FOLIO_PASSWORD: userEnv.FOLIO_PASSWORD || '-' });
   const defaults = stackDefaults(userEnv);
   const env = { ...userEnv };
   if (!plan.external) {
@@ -77,17 +83,21 @@ export async function runCommand(userEnv, { tty = Boolean(process.stdout.isTTY) 
   const ctx = { env, plan, defaults, say, step, minifolio, minifolioUrl };
 
   try {
-    // The stack, k6, minifolio and what the workflow's run needs (WORKFLOW reaches make in env).
-    await step('make', ['--no-print-directory', '-C', ROOT, 'run-deps']);
+    // k6, minifolio and what the workflow's run needs (WORKFLOW reaches make in env), and the stack
+    // unless its services answer already: then it may be another checkout's (perf-gate's base
+    // worktree shares this one's), whose processes a stack-up from here would not recognise.
+    const up = await stackAnswers(defaults);
+    await step('make', ['--no-print-directory', '-C', ROOT, up ? 'run-builds' : 'run-deps']);
     mkdirSync(join(defaults.FP_STACK_DIR, 'logs'), { recursive: true });
     if (plan.external) {
-      say(`==> target: ${externalName(env)} (FOLIO_URL/K6_ENV set): minifolio is not started, seeded or reset; if the run does not end cleanly, it lists the open loans its operator made (teardown checks in the run's own loans)`);
+      say(`==> target: ${externalName(env)} (FOLIO_URL/FOLIO_ENV set): minifolio is not started, seeded or reset; if the run does not end cleanly, it lists the open loans its operator made (teardown checks in the run's own loans)`);
     } else {
       // A profile is applied at start, so minifolio restarts for every run; that also clears what
       // a leak profile accumulated in the previous run.
       await step(minifolio, ['down', '--run-dir', runDir], { stdio: ['ignore', 'ignore', 'inherit'] });
       say(`==> minifolio: starting with profile ${plan.minifolioProfile} on 127.0.0.1:${defaults.FP_MINIFOLIO_PORT}`);
       const upArgs = wf.minifolioArgs ? await wf.minifolioArgs(ctx) : [];
+      upArgs.push(...(await platformArgs(ctx)));
       await step(minifolio, ['up', '--run-dir', runDir, '--port', defaults.FP_MINIFOLIO_PORT, '--profile', plan.minifolioProfile, '--token-ttl', plan.tokenTtl, ...upArgs]);
       const s = plan.seed;
       say(`==> minifolio: seeding ${defaults.FP_TENANT} if empty (${s.args.join(' ')})`);
@@ -104,13 +114,16 @@ export async function runCommand(userEnv, { tty = Boolean(process.stdout.isTTY) 
   // The target as k6 sees it: minifolio's gateway, or what the user set.
   const k6Env = {
     ...env,
-    K6_ENV: env.K6_ENV || 'local',
+    FOLIO_ENV: env.FOLIO_ENV || 'local',
     TESTID: plan.testid,
     RELEASE: plan.release,
     PROFILE: plan.profile,
     K6_WEB_DASHBOARD: 'true',
     K6_WEB_DASHBOARD_PORT: '-1',
     K6_NO_USAGE_REPORT: 'true',
+    // The machine k6 runs on, for the run's record (lib/record.js): k6 cannot read /proc.
+    [MACHINE_ENV.cores]: String(availableParallelism()),
+    [MACHINE_ENV.memoryBytes]: String(totalmem()),
     ...(plan.external ? {} : { FOLIO_URL: minifolioUrl, FOLIO_DB_PORT: defaults.FP_PG_PORT }),
   };
   let cfg;
@@ -180,7 +193,7 @@ export async function runCommand(userEnv, { tty = Boolean(process.stdout.isTTY) 
   if (grafana) say(grafanaLine(grafana));
   // The release report of this run (tables, module CPU/memory, charts) is one command away.
   if (existsSync(join(out, 'summary.json'))) {
-    say(`==> report: folio-perf report ${plan.testid} --folio-url ${cfg.folio.url}`);
+    say(`==> report: folio-perf report ${plan.testid} [--against <previous release's testid or baseline>]`);
     say(`    (or: make report TESTID=${plan.testid}) writes ${out}/report.md and ${out}/report.html`);
   }
   if (rc === 99) {

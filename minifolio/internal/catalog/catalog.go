@@ -57,7 +57,7 @@ var Modules = []Module{
 		"item-storage", "holdings-storage", "instance-storage", "authority-storage", "service-points", "service-points-users",
 		"locations", "material-types", "loan-types"}, Offset: 3},
 	{Name: "mod-circulation-storage", Schema: "mod_circulation_storage", Prefixes: []string{
-		"loan-storage", "request-storage", "patron-action-session-storage", "staff-slips-storage",
+		"loan-storage", "request-storage", "patron-action-session-storage", "staff-slips-storage", "circulation-settings-storage",
 		"loan-policy-storage", "circulation-rules-storage"}, Offset: 4},
 	{Name: "mod-feesfines", Schema: "mod_feesfines", Prefixes: []string{
 		"accounts", "manualblocks", "lost-item-fees-policies", "overdue-fines-policies", "feefines"}, Offset: 5},

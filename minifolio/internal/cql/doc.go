@@ -5,7 +5,7 @@
 //
 // API:
 //
-//	Parse(query string) (*Query, error)          // cql-java's grammar; *Error on bad syntax
+//	Parse(query string) (*Query, error)          // cql-java 1.13's grammar; *Error on bad syntax
 //	(*Query).String() string                     // canonical CQL; Parse(q.String()) gives the same tree
 //	Translate(q *Query, t Table, firstArg int) (SQL, error)
 //	ToSQL(query string, t Table, firstArg int) (SQL, error)

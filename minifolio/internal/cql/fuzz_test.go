@@ -2,7 +2,9 @@ package cql
 
 import (
 	"errors"
+	"os"
 	"reflect"
+	"strings"
 	"testing"
 )
 
@@ -15,8 +17,22 @@ func FuzzParse(f *testing.F) {
 	}
 	for _, s := range []string{`"unterminated`, `a==b\`, `a=/x\"y=1 b`, `((a==1) not b<>2) prox/u=3 c`,
 		`a = (b==1 or (c==2)) sortby d/sort.descending e`, `id=="0b96*"`, `x=="a\\*\?\^"`, `>p=x a=b`,
-		`""\ .""` /* a backslash once carried a space into a relation word */} {
+		`""\ .""`, /* a backslash once carried a space into a relation word */
+		// cql-java 1.13's runs (testdata/cql-java-1.13.tsv): relation words inside a term,
+		// strings joining a run, a relation after a run, case-sensitive relations,
+		// a quote inside a word, and a flat chain past MaxTerms.
+		`keyword all Curious among any`, `keyword all Curious any water`, `title any water "fire earth" adj`,
+		`title ALL water`, `title exact water`, `a b = c`, `keyword all fusion cql.foo pepper`, `title Cql.Exact x`,
+		`abc"def"`, `a="abc"def`, `x all y all z`, orChain("a", MaxTerms+1)} {
 		f.Add(s)
+	}
+	// The storage workflows' and cql-java's table queries.
+	if b, err := os.ReadFile("testdata/cql-java-1.13.tsv"); err == nil {
+		for _, line := range strings.Split(string(b), "\n") {
+			if q, _, ok := strings.Cut(line, "\t"); ok {
+				f.Add(q)
+			}
+		}
 	}
 	f.Fuzz(func(t *testing.T, s string) {
 		q, err := Parse(s)

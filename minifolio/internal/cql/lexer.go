@@ -26,8 +26,10 @@ const (
 	tokSortby
 )
 
-// lexer splits a CQL string into tokens exactly where cql-java does: words
-// end at whitespace and at ( ) / < > = " ; keywords are case-insensitive.
+// lexer splits a CQL string into tokens exactly where cql-java 1.13 does:
+// words end at whitespace and at ( ) / < > = (a " inside a word is part of
+// it; only a token that starts with " is a quoted string); keywords are
+// case-insensitive.
 type lexer struct {
 	src  string
 	pos  int // byte offset of the next unread character
@@ -101,7 +103,7 @@ func (l *lexer) next() error {
 	default:
 		var b strings.Builder
 		i := l.pos
-		const delims = "()/<>= \t\r\n\""
+		const delims = "()/<>= \t\r\n"
 		for i < len(l.src) && strings.IndexByte(delims, l.src[i]) < 0 {
 			if l.src[i] == '\\' && i+1 < len(l.src) && strings.IndexByte(delims, l.src[i+1]) >= 0 {
 				// A backslash cannot carry a delimiter into an unquoted word

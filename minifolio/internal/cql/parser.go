@@ -85,10 +85,14 @@ type parser struct {
 	terms int
 }
 
-// Parse parses a CQL query like cql-java's CQLParser (CQL 1.2): booleans
-// and/or/not/prox are left-associative with equal precedence, an unquoted
-// run of words is one term, "index rel (subquery)" lets the sub-query's
+// Parse parses a CQL query like cql-java 1.13's CQLParser (CQL 1.2), the
+// parser of RMB and mod-search: booleans and/or/not/prox are
+// left-associative with equal precedence, a run of words and quoted strings
+// is one term (relation words too, once the run has two symbols), named
+// relations are lower case, "index rel (subquery)" lets the sub-query's
 // own index win, and leftover tokens are "junk after end".
+// testdata/cql-java-1.13.tsv holds the trees cql-java gives; TestCQLJava
+// compares.
 //
 // A NUL character is refused wherever it is: PostgreSQL's text and jsonb
 // cannot hold one, so the query could only fail in the database (SQLSTATE
@@ -190,9 +194,16 @@ func (p *parser) term(index, rel string, mods []Modifier) (Node, error) {
 		if err != nil {
 			return nil, err
 		}
-		// cql-java joins an unquoted run of words into one term.
-		for p.lx.kind == tokWord && !p.isRelation() {
+		// cql-java 1.13 (CQLParser.parseTerm) joins a run of words and
+		// quoted strings into one term, with one space between them. Only
+		// the word right after the first symbol may be a relation: once
+		// the run has two symbols every further word is part of the term,
+		// relation words included ("keyword all Curious among any" is the
+		// term "Curious among any"). Keywords (and, or, …) end the run.
+		symbols := 1
+		for (p.lx.kind == tokWord || p.lx.kind == tokString) && (symbols > 1 || !p.isRelation()) {
 			word += " " + p.lx.val
+			symbols++
 			if err := p.lx.next(); err != nil {
 				return nil, err
 			}
@@ -203,11 +214,17 @@ func (p *parser) term(index, rel string, mods []Modifier) (Node, error) {
 			}
 			return &Term{Index: index, Relation: rel, Modifiers: mods, Value: word}, nil
 		}
-		index = word
+		// A relation word is kept as written (cql-java 1.13 matches the
+		// named ones case-sensitively, so only a prefixed one can differ).
 		rel = kindText[p.lx.kind]
 		if p.lx.kind == tokWord {
-			rel = strings.ToLower(p.lx.val)
+			rel = p.lx.val
 		}
+		if symbols > 1 {
+			// "a b = c": a relation makes sense only after a single symbol.
+			return nil, errorf(p.lx.pos, "unexpected relation '%s'", rel)
+		}
+		index = word
 		if err := p.lx.next(); err != nil {
 			return nil, err
 		}
@@ -217,15 +234,18 @@ func (p *parser) term(index, rel string, mods []Modifier) (Node, error) {
 	}
 }
 
-// isRelation is cql-java's test: a symbolic comparison, or a word that is
-// one of the named relations or contains a dot (a prefixed relation).
+// isRelation is cql-java 1.13's test for CQL 1.2 (the parser RMB and
+// mod-search construct): a symbolic comparison, or a word that is exactly
+// one of the named relations (case-sensitive: "ALL" is a word of the term)
+// or contains a dot (a prefixed relation). "exact" and "scr" are relations
+// of CQL 1.1 only.
 func (p *parser) isRelation() bool {
 	switch p.lx.kind {
 	case tokEQ, tokEQEQ, tokNE, tokLT, tokLE, tokGT, tokGE:
 		return true
 	case tokWord:
-		switch strings.ToLower(p.lx.val) {
-		case "any", "all", "adj", "within", "encloses", "exact":
+		switch p.lx.val {
+		case "any", "all", "adj", "within", "encloses":
 			return true
 		}
 		return strings.Contains(p.lx.val, ".")

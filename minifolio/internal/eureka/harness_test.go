@@ -10,6 +10,7 @@ import (
 	"net/http"
 	"os"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -57,26 +58,72 @@ type platform struct {
 	handlers map[string]http.Handler
 	prof     *profile.Profile
 	operator struct{ name, password, id string }
+	cleanup  func(func())
 }
 
+// Deployments shared by the tests of one profile: setting a realm up takes
+// Keycloak tens of seconds on a busy machine, so each profile gets one,
+// removed when the package's tests end (TestMain).
+var (
+	sharedMu  sync.Mutex
+	shared    = map[string]*platform{}
+	teardowns []func()
+)
+
+func TestMain(m *testing.M) {
+	code := m.Run()
+	for i := len(teardowns) - 1; i >= 0; i-- {
+		teardowns[i]()
+	}
+	os.Exit(code)
+}
+
+// sharedPlatform is the profile's shared deployment; tests that replace a
+// process put it back in their cleanup.
+func sharedPlatform(t *testing.T, profileName string) *platform {
+	t.Helper()
+	sharedMu.Lock()
+	defer sharedMu.Unlock()
+	if p := shared[profileName]; p != nil {
+		p.t = t
+		return p
+	}
+	p := buildPlatform(t, profileName, 0, func(f func()) { teardowns = append(teardowns, f) })
+	shared[profileName] = p
+	return p
+}
+
+// newPlatform is a deployment of the test's own (e.g. with a short token
+// lifetime), removed when the test ends.
 func newPlatform(t *testing.T, profileName string, ttl time.Duration) *platform {
+	t.Helper()
+	return buildPlatform(t, profileName, ttl, t.Cleanup)
+}
+
+func buildPlatform(t *testing.T, profileName string, ttl time.Duration, cleanup func(func())) *platform {
 	t.Helper()
 	kc := keycloak(t)
 	pool, err := storage.Open(context.Background(), storagetest.DSN(t), 16)
 	if err != nil {
 		t.Fatal(err)
 	}
-	t.Cleanup(pool.Close)
+	cleanup(pool.Close)
 	prof, err := profile.Load("../../profiles", profileName)
 	if err != nil {
 		t.Fatal(err)
 	}
 	p := &platform{t: t, pool: pool, kc: kc, prof: prof, sidecar: map[string]string{}, module: map[string]string{},
-		servers: map[string]*http.Server{}, ln: map[string]string{}, handlers: map[string]http.Handler{}}
-	p.tenant = storagetest.Tenant(t, pool, "eu", storage.DDLOptions{})
-	t.Cleanup(func() {
+		servers: map[string]*http.Server{}, ln: map[string]string{}, handlers: map[string]http.Handler{}, cleanup: cleanup}
+	p.tenant = storagetest.TenantName("eu")
+	if err := storage.CreateTenant(context.Background(), pool, p.tenant, storage.DDLOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	cleanup(func() {
+		if err := storage.DropTenant(context.Background(), pool, p.tenant); err != nil {
+			fmt.Fprintf(os.Stderr, "dropping tenant %s: %v\n", p.tenant, err)
+		}
 		if err := kc.DeleteRealm(context.Background(), p.tenant); err != nil {
-			t.Logf("deleting realm %s: %v", p.tenant, err)
+			fmt.Fprintf(os.Stderr, "deleting realm %s: %v\n", p.tenant, err)
 		}
 	})
 	p.operator.name, p.operator.password = "eu_admin", "eu-Secret-pw-1"
@@ -131,12 +178,25 @@ func (p *platform) serve(name string, l net.Listener) {
 	srv := &http.Server{Handler: p.handlers[name], ReadHeaderTimeout: 10 * time.Second}
 	p.servers[name] = srv
 	go func() { _ = srv.Serve(l) }()
-	p.t.Cleanup(func() { _ = srv.Close() })
+	p.cleanup(func() { _ = p.servers[name].Close() })
 }
 
 // stop closes one process's server; restart listens on its port again with
 // a handler built anew (a restarted process keeps no state).
 func (p *platform) stop(name string) { _ = p.servers[name].Close() }
+
+// replace puts h in the place of process name for the test; the real handler
+// comes back when the test ends.
+func (p *platform) replace(t *testing.T, name string, h http.Handler) {
+	t.Helper()
+	orig := p.handlers[name]
+	p.stop(name)
+	p.restart(name, h)
+	t.Cleanup(func() {
+		p.stop(name)
+		p.restart(name, orig)
+	})
+}
 
 func (p *platform) restart(name string, h http.Handler) {
 	p.t.Helper()
@@ -195,7 +255,7 @@ func do(t *testing.T, method, url string, hdr map[string]string, body string) ra
 		t.Fatal(err)
 	}
 	defer conn.Close()
-	_ = conn.SetDeadline(time.Now().Add(60 * time.Second))
+	_ = conn.SetDeadline(time.Now().Add(120 * time.Second))
 	var b strings.Builder
 	fmt.Fprintf(&b, "%s /%s HTTP/1.1\r\nHost: %s\r\nConnection: close\r\n", method, path, host)
 	for k, v := range hdr {

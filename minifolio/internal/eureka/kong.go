@@ -146,6 +146,26 @@ func portOf(host string) string {
 
 var entitlementsPath = regexp.MustCompile(`^/entitlements/([^/]+)/applications$`)
 
+// since are the routes that came with a module release: Kong has them only
+// when the profile's module is at least that version.
+var since = []struct {
+	prefix, module      string
+	major, minor, patch int
+}{
+	{"/locale", "mod-settings", 1, 3, 0},      // the locale interface of mod-settings 1.3 (Trillium)
+	{"/user/settings", "mod-users", 19, 6, 0}, // users.settings 2.0 (mod-users 19.6, Trillium)
+}
+
+// routed reports whether Kong has a route for path under the profile.
+func (k *Kong) routed(path string) bool {
+	for _, s := range since {
+		if path == s.prefix || strings.HasPrefix(path, s.prefix+"/") {
+			return k.cfg.Profile.AtLeast(s.module, s.major, s.minor, s.patch)
+		}
+	}
+	return true
+}
+
 // ServeHTTP routes one request the way Kong's router and plugins treat it.
 func (k *Kong) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	// The CORS route (http.method == "OPTIONS") matches every OPTIONS; the
@@ -179,7 +199,7 @@ func (k *Kong) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	}
 	mod, ok := catalog.ForPathOn(catalog.Eureka, r.URL.Path)
 	proxy := k.proxies[mod.Name]
-	if !ok || proxy == nil || !k.tenants.enabled(r.Context(), r.Header.Get("X-Okapi-Tenant")) {
+	if !ok || proxy == nil || !k.routed(r.URL.Path) || !k.tenants.enabled(r.Context(), r.Header.Get("X-Okapi-Tenant")) {
 		// Module routes match on the entitled tenants' X-Okapi-Tenant: a
 		// missing or unknown tenant is an unknown route. Global plugins run
 		// for it in header_filter, the cors and response-transformer ones too.

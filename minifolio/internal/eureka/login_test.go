@@ -2,10 +2,13 @@ package eureka_test
 
 import (
 	"fmt"
+	"net/http/httptest"
 	"regexp"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/folio-perf/folio-perf/minifolio/internal/modules"
 )
 
 // The bytes of mod-login-keycloak's answers, through Kong and the sidecar,
@@ -28,7 +31,7 @@ const (
 func loginBody(user, pw string) string { return fmt.Sprintf(`{"username":%q,"password":%q}`, user, pw) }
 
 func TestLoginWithExpiryAnswersWithCookies(t *testing.T) {
-	p := newPlatform(t, "sunflower", 0)
+	p := sharedPlatform(t, "sunflower")
 	r := do(t, "POST", p.kong+"/authn/login-with-expiry", map[string]string{"X-Okapi-Tenant": p.tenant,
 		"Content-Type": "application/json"}, loginBody(p.operator.name, p.operator.password))
 	if r.statusLine != "HTTP/1.1 201 Created" || !expiryBody.MatchString(r.body) {
@@ -67,7 +70,7 @@ func TestLoginWithExpiryAnswersWithCookies(t *testing.T) {
 }
 
 func TestLegacyLoginBodyAndNoTokenHeader(t *testing.T) {
-	p := newPlatform(t, "sunflower", 0)
+	p := sharedPlatform(t, "sunflower")
 	r := do(t, "POST", p.kong+"/authn/login", map[string]string{"X-Okapi-Tenant": p.tenant,
 		"Content-Type": "application/json"}, loginBody(p.operator.name, p.operator.password))
 	if r.statusLine != "HTTP/1.1 201 Created" ||
@@ -85,7 +88,7 @@ func TestLegacyLoginBodyAndNoTokenHeader(t *testing.T) {
 }
 
 func TestWrongPasswordIs401WithoutCookies(t *testing.T) {
-	p := newPlatform(t, "sunflower", 0)
+	p := sharedPlatform(t, "sunflower")
 	p.login() // the account exists in Keycloak from now on
 	for _, body := range []string{loginBody(p.operator.name, "wrong"), loginBody("nobody_here", "x")} {
 		r := do(t, "POST", p.kong+"/authn/login-with-expiry", map[string]string{"X-Okapi-Tenant": p.tenant,
@@ -100,7 +103,7 @@ func TestWrongPasswordIs401WithoutCookies(t *testing.T) {
 }
 
 func TestRefreshRotatesAndRefusesReuse(t *testing.T) {
-	p := newPlatform(t, "sunflower", 0)
+	p := sharedPlatform(t, "sunflower")
 	_, refresh := p.login()
 	hdr := map[string]string{"X-Okapi-Tenant": p.tenant, "Cookie": "folioRefreshToken=" + refresh}
 	r := do(t, "POST", p.kong+"/authn/refresh", hdr, "")
@@ -126,7 +129,7 @@ func TestRefreshRotatesAndRefusesReuse(t *testing.T) {
 }
 
 func TestLogoutEmptiesCookies(t *testing.T) {
-	p := newPlatform(t, "sunflower", 0)
+	p := sharedPlatform(t, "sunflower")
 	access, refresh := p.login()
 	r := do(t, "POST", p.kong+"/authn/logout", map[string]string{"X-Okapi-Tenant": p.tenant,
 		"Cookie": "folioAccessToken=" + access + "; folioRefreshToken=" + refresh}, "")
@@ -154,5 +157,33 @@ func TestLogoutEmptiesCookies(t *testing.T) {
 		"Cookie": "folioRefreshToken=" + refresh}, "")
 	if r.statusLine != "HTTP/1.1 422 Unprocessable Entity" {
 		t.Errorf("refresh after logout-all: %s %q", r.statusLine, r.body)
+	}
+}
+
+// With X_OKAPI_TOKEN_HEADER_ENABLED=true the legacy login also sends the
+// access token as a header, spelt x-okapi-token as folio-spring's
+// XOkapiHeaders.TOKEN (the module itself, as its sidecar passes it through).
+func TestLegacyLoginTokenHeaderWhenEnabled(t *testing.T) {
+	p := sharedPlatform(t, "sunflower")
+	h, err := modules.Handler(modules.Config{Name: "mod-login-keycloak", Profile: "sunflower", Keycloak: p.kc,
+		TokenHeader: true}, p.pool, p.prof)
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := httptest.NewServer(h)
+	defer s.Close()
+	r := do(t, "POST", s.URL+"/authn/login", map[string]string{"X-Okapi-Tenant": p.tenant,
+		"Content-Type": "application/json"}, loginBody(p.operator.name, p.operator.password))
+	if r.statusLine != "HTTP/1.1 201 Created" {
+		t.Fatalf("legacy login: %s %q", r.statusLine, r.body)
+	}
+	var spelled string
+	for _, n := range r.names {
+		if strings.EqualFold(n, "x-okapi-token") {
+			spelled = n
+		}
+	}
+	if spelled != "x-okapi-token" || !strings.Contains(r.body, `"okapiToken":"`+r.header.Get("x-okapi-token")+`"`) {
+		t.Errorf("token header %q (%q), body %s", spelled, r.header.Get("x-okapi-token"), r.body)
 	}
 }

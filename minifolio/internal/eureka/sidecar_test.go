@@ -13,7 +13,7 @@ import (
 // The sidecar's answers (folio-module-sidecar's ErrorHandler), with tokens of
 // the real Keycloak, read as the client gets them through Kong.
 func TestSidecarRefusals(t *testing.T) {
-	p := newPlatform(t, "trillium", 0)
+	p := sharedPlatform(t, "trillium")
 	access, _ := p.login()
 	cookie := map[string]string{"X-Okapi-Tenant": p.tenant, "Cookie": "folioAccessToken=" + access}
 
@@ -39,7 +39,7 @@ func TestSidecarRefusals(t *testing.T) {
 		t.Errorf("GET with a body: %s %q", r.statusLine, r.body)
 	}
 	// A token of another realm (tenant): 401.
-	other := newPlatform(t, "trillium", 0)
+	other := sharedPlatform(t, "sunflower")
 	otherAccess, _ := other.login()
 	r = do(t, "GET", p.kong+"/groups", map[string]string{"X-Okapi-Tenant": p.tenant, "X-Okapi-Token": otherAccess}, "")
 	if r.statusLine != "HTTP/1.1 401 Unauthorized" || r.body != sidecar401 {
@@ -77,7 +77,7 @@ func TestSidecarRefusals(t *testing.T) {
 
 // Sunflower's sidecar (3.x) forwards a GET with a body.
 func TestSunflowerSidecarForwardsGetWithBody(t *testing.T) {
-	p := newPlatform(t, "sunflower", 0)
+	p := sharedPlatform(t, "sunflower")
 	access, _ := p.login()
 	r := do(t, "GET", p.kong+"/groups", map[string]string{"X-Okapi-Tenant": p.tenant, "Cookie": "folioAccessToken=" + access}, `{"x":1}`)
 	if r.statusLine != "HTTP/1.1 200 OK" {
@@ -87,11 +87,10 @@ func TestSunflowerSidecarForwardsGetWithBody(t *testing.T) {
 
 // What the module behind a sidecar receives: the sidecar's headers.
 func TestSidecarHeadersForTheModule(t *testing.T) {
-	p := newPlatform(t, "sunflower", 0)
+	p := sharedPlatform(t, "sunflower")
 	access, _ := p.login()
 	rec := &recorder{}
-	p.stop("mod-circulation")
-	p.restart("mod-circulation", rec)
+	p.replace(t, "mod-circulation", rec)
 	r := do(t, "POST", p.kong+"/circulation/check-out-by-barcode", map[string]string{"X-Okapi-Tenant": p.tenant,
 		"Cookie": "folioAccessToken=" + access, "User-Agent": "k6/1.8", "Content-Type": "application/json"}, `{}`)
 	if r.statusLine != "HTTP/1.1 200 OK" {
@@ -118,11 +117,10 @@ func TestSidecarHeadersForTheModule(t *testing.T) {
 // Module-to-module calls go from the module's sidecar (egress) to the other
 // module's sidecar (ingress), which checks the token again.
 func TestEgressGoesSidecarToSidecar(t *testing.T) {
-	p := newPlatform(t, "sunflower", 0)
+	p := sharedPlatform(t, "sunflower")
 	access, _ := p.login()
 	rec := &recorder{}
-	p.stop("mod-users")
-	p.restart("mod-users", rec)
+	p.replace(t, "mod-users", rec)
 	// mod-users-bl's _self calls /users/{id} through its own sidecar.
 	do(t, "GET", p.kong+"/bl-users/_self", map[string]string{"X-Okapi-Tenant": p.tenant, "Cookie": "folioAccessToken=" + access}, "")
 	if got := rec.header("X-Okapi-Url"); got != p.sidecar["mod-users"] {

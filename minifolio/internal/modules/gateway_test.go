@@ -375,3 +375,33 @@ func TestAnswersInEachModulesLayout(t *testing.T) {
 		t.Errorf("mod-login: %d %q: %s", st, ct, body)
 	}
 }
+
+// mod-users-bl's composite user on the Okapi platform: the staff UI and PTF's
+// plans read /bl-users/_self right after login.
+func TestBLUsersThroughOkapi(t *testing.T) {
+	_, _, call, _ := seededGateway(t)
+	st, token := call("POST", "/authn/login", "", map[string]string{"username": "folio_admin", "password": "admin"})
+	if st != 201 || token == "" {
+		t.Fatalf("login: %d", st)
+	}
+	st, body := call("GET", "/bl-users/_self", token, nil)
+	if st != 200 || !strings.HasPrefix(body, `{"user":{"username":"folio_admin","id":"`) ||
+		!strings.Contains(body, `"permissions":{"permissions":[]}`) {
+		t.Fatalf("_self: %d %s", st, body)
+	}
+	var self struct {
+		User struct {
+			ID string `json:"id"`
+		} `json:"user"`
+	}
+	if err := json.Unmarshal([]byte(body), &self); err != nil {
+		t.Fatal(err)
+	}
+	st, byID := call("GET", "/bl-users/by-id/"+self.User.ID, token, nil)
+	if st != 200 || byID != body {
+		t.Errorf("by-id: %d %s, want the _self answer %s", st, byID, body)
+	}
+	if st, body := call("GET", "/bl-users/by-id/"+newUUID(), token, nil); st != 404 {
+		t.Errorf("unknown user: %d %s", st, body)
+	}
+}

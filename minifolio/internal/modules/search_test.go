@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"io"
 	"net"
 	"net/http"
 	"net/http/httptest"
@@ -246,6 +247,9 @@ func TestSearchEndToEnd(t *testing.T) {
 			{`title all "*africa"`, "climate,water"},
 			{`title all "*water*"`, "policy,water"},
 			{`title any "travel pandemic"`, "covid,travel"},
+			// cql-java 1.13's unquoted terms: after two words a relation word is a word.
+			{`title any pandemic travel adj`, "covid,travel"},
+			{`keyword all Curious among any`, ""},
 			{`title <> "africa"`, "covid,primer,travel"},
 			{`title = "water africa"`, "policy,water"},
 			{`title = "Water in Africa"`, "water"},
@@ -644,5 +648,68 @@ func TestSearchPassthrough(t *testing.T) {
 		if w := do("POST", "/search/passthrough", `{"path":"no-slash"}`); w.Code != 400 {
 			t.Fatalf("a path without its slash was registered: %d %s", w.Code, w.Body)
 		}
+	}
+}
+
+// mod-search's reindex API by release: from 4.0 (Ramsons; Sunflower's 5.0.4)
+// the legacy endpoint refuses "instance" (its resourceName enum lost it) and
+// instance-records/reindex/full answers 200 with an empty body.
+func TestReindexAPIByRelease(t *testing.T) {
+	osURL := openSearchURL(t)
+	pool, tenant, _ := newTenantWith(t, 0)
+	t.Cleanup(func() {
+		c := search.NewClient(osURL, 10*time.Second)
+		for _, r := range []string{"instance", "authority"} {
+			_ = c.Delete(context.Background(), search.IndexName(r, tenant))
+		}
+	})
+	serve := func(profileName string) string {
+		prof, err := profile.Load("../../profiles", profileName)
+		if err != nil {
+			t.Fatal(err)
+		}
+		h, err := Handler(Config{Name: "mod-search", Profile: profileName, OpenSearchURL: osURL}, pool, prof)
+		if err != nil {
+			t.Fatal(err)
+		}
+		s := httptest.NewServer(h)
+		t.Cleanup(s.Close)
+		return s.URL
+	}
+	post := func(base, path, body string) (int, http.Header, string) {
+		req, _ := http.NewRequest("POST", base+path, strings.NewReader(body))
+		req.Header.Set("X-Okapi-Tenant", tenant)
+		req.Header.Set("Content-Type", "application/json")
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer resp.Body.Close()
+		b, _ := io.ReadAll(resp.Body)
+		return resp.StatusCode, resp.Header, string(b)
+	}
+	sunflower := serve("sunflower")
+	st, _, body := post(sunflower, "/search/index/inventory/reindex", `{"resourceName":"instance"}`)
+	if want := `{"errors":[{"code":"validation_error","message":"Unexpected value 'instance'","parameters":[],"type":"IllegalArgumentException"}],"total_records":1}`; st != 400 || body != want {
+		t.Errorf("legacy reindex of instance on mod-search 5: %d %s, want 400 %s", st, body, want)
+	}
+	st, hdr, body := post(sunflower, "/search/index/instance-records/reindex/full", `{}`)
+	if st != 200 || body != "" || hdr.Get("Content-Length") != "0" {
+		t.Errorf("full reindex on mod-search 5: %d %q %v", st, body, hdr)
+	}
+	req, _ := http.NewRequest("GET", sunflower+"/search/index/instance-records/reindex/status", nil)
+	req.Header.Set("X-Okapi-Tenant", tenant)
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, _ := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	if resp.StatusCode != 200 || !strings.HasPrefix(string(b), "[") {
+		t.Errorf("reindex status: %d %s, want an array", resp.StatusCode, b)
+	}
+	// Lotus' mod-search 1.6 still reindexes instances on the legacy endpoint.
+	if st, _, body := post(serve("lotus"), "/search/index/inventory/reindex", `{"resourceName":"instance"}`); st != 200 || !strings.Contains(body, `"jobStatus"`) {
+		t.Errorf("legacy reindex on mod-search 1.6: %d %s", st, body)
 	}
 }

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"net/http"
 	"net/url"
 	"sort"
@@ -61,11 +62,16 @@ var (
 func (u *usersBL) composite(w http.ResponseWriter, r *http.Request, userID, username string) {
 	cl := callerOf(r, u.okapi.base)
 	user, status, err := u.user(r.Context(), cl, userID, username)
-	if err != nil {
+	var ue *upstreamError
+	switch {
+	case errors.As(err, &ue):
+		// handleResponse: mod-users' refusal (404 "User not found", 400) as is.
+		writeText(w, ue.status, ue.body)
+		return
+	case err != nil:
 		writeFailure(w, err)
 		return
-	}
-	if user == nil {
+	case user == nil:
 		writeText(w, status, "User not found")
 		return
 	}
@@ -90,8 +96,11 @@ func (u *usersBL) composite(w http.ResponseWriter, r *http.Request, userID, user
 func (u *usersBL) user(ctx context.Context, cl caller, userID, username string) (obj, int, error) {
 	if userID != "" {
 		status, body, err := u.okapi.raw(ctx, cl, "/users/"+url.PathEscape(userID))
-		if err != nil || status != http.StatusOK {
-			return nil, status, err
+		if err != nil {
+			return nil, 0, err
+		}
+		if status != http.StatusOK {
+			return nil, status, &upstreamError{method: http.MethodGet, path: "/users/" + userID, status: status, body: string(body)}
 		}
 		var rec obj
 		return rec, status, json.Unmarshal(body, &rec)
@@ -221,6 +230,10 @@ func (k *usersKeycloak) self(w http.ResponseWriter, r *http.Request) {
 	}
 	cl := callerOf(r, k.bl.okapi.base)
 	user, _, err := k.bl.user(r.Context(), cl, userID, "")
+	var ue *upstreamError
+	if errors.As(err, &ue) && ue.status == http.StatusNotFound {
+		user, err = nil, nil
+	}
 	if err != nil {
 		writeFailure(w, err)
 		return

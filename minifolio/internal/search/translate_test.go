@@ -51,6 +51,14 @@ func TestTranslateShapes(t *testing.T) {
 		{Authorities, `keyword all smith`, []string{`"sftPersonalName"`, `"saftTopicalTerm"`}},
 		{Authorities, `(keyword all "X" or naturalId="X")`, []string{`{"term":{"naturalId":"X"}}`}},
 		{Instances, `title all "a\*b"`, []string{`"query":"a*b"`}}, // an escaped * is a literal
+		// cql-java 1.13's terms (internal/cql/testdata/cql-java-1.13.tsv): once a
+		// run has two words, relation words are words of the term; named relations
+		// are lower case; "exact" is no relation in CQL 1.2.
+		{Instances, `keyword all Curious among any`, []string{`"query":"Curious among any"`, `"operator":"and"`}},
+		{Instances, `title all water fire all adj`, []string{`"query":"water fire all adj"`, `"title"`}},
+		{Instances, `title any water "fire earth"`, []string{`"query":"water fire earth"`, `"operator":"or"`}},
+		{Instances, `title ALL water`, []string{`"query":"title ALL water"`, `"contributors.name"`}}, // one keyword term
+		{Instances, `title exact water`, []string{`"query":"title exact water"`, `"contributors.name"`}},
 	}
 	for _, c := range cases {
 		if c.want == nil {
@@ -87,6 +95,9 @@ func TestTranslateRefusals(t *testing.T) {
 		{Instances, `title all x sortBy nosuch`, "Sort field not found or cannot be used", "sortField", "nosuch"},
 		{Instances, `title all x sortBy title/sort.ignoreCase`, "Unsupported sort modifier", "modifier", "sort.ignorecase"},
 		{Instances, `languages ==/string eng`, "Unsupported relation modifier: string", "modifier", "string"},
+		{Instances, `title all water fire = x`, `Failed to parse CQL query [cql: 'title all water fire = x', resource: instance]`, "", ""},
+		{Instances, `title all water cql.foo`, `Failed to parse CQL query [cql: 'title all water cql.foo', resource: instance]`, "", ""},
+		{Instances, `title all water cql.foo x`, "Invalid search field provided in the CQL query", "field", "water"},
 		{Instances, strings.TrimSuffix(strings.Repeat("title all x or ", cql.MaxTerms+1), " or "),
 			"The query has more than 1024 clauses", "", ""},
 	}
@@ -127,7 +138,11 @@ func TestSplitWildcards(t *testing.T) {
 // query that serialises to JSON; it never panics.
 func FuzzTranslate(f *testing.F) {
 	for _, s := range []string{`title all "water"`, `keyword = *w*`, `subjects = ("a" OR "b") NOT title == x sortBy title/sort.descending`,
-		`languages == eng AND item.status.name == ("Available" OR "In transit")`, `id=*`, `cql.allRecords=1`, `a\*b`, `((((x`, `title all "\`} {
+		`languages == eng AND item.status.name == ("Available" OR "In transit")`, `id=*`, `cql.allRecords=1`, `a\*b`, `((((x`, `title all "\`,
+		// cql-java 1.13's runs: relation words inside a term, strings joining, a relation after a run.
+		`keyword all Curious among any`, `title any water "fire earth" adj`, `title ALL water`, `title exact water`,
+		`a b = c`, `keyword all fusion cql.foo pepper`, `abc"def"`, `a="abc"def`,
+		strings.TrimSuffix(strings.Repeat("title all x or ", 1025), " or ")} {
 		f.Add(s)
 	}
 	f.Fuzz(func(t *testing.T, q string) {
