@@ -1,10 +1,9 @@
-// FOLIO's two platforms as a client meets them, and how a run tells which one it is talking to.
-// Okapi (one gateway, mod-authtoken) lists a tenant's enabled modules at
-// GET /_/proxy/tenants/{tenant}/modules; Eureka (Kong, a sidecar per module, Keycloak) has no
-// /_/proxy and lists the applications entitled to the tenant, each with its modules, at
-// GET /entitlements/{tenant}/applications (mgr-tenant-entitlements, read by stripes-core 11's
-// discoverServices.js) and Kong's own version at GET /version. What differs for a workflow is data
-// here, looked up by name: how the access token travels. Pure: lib/k6/platform.js asks the target.
+// FOLIO's two platforms as a client meets them, and which one a run is talking to. Okapi (one
+// gateway, mod-authtoken) lists a tenant's enabled modules at GET /_/proxy/tenants/{tenant}/modules;
+// Eureka (Kong, a sidecar per module, Keycloak) has no /_/proxy and lists the applications entitled
+// to the tenant at GET /entitlements/{tenant}/applications; setup() reads both into the run's record
+// (lib/record.js). What differs for a workflow is data here, looked up by name: how the access token
+// travels. Pure.
 
 import { TOKEN_CARRIERS } from './auth.js';
 
@@ -31,62 +30,20 @@ export function parsePlatform(value) {
   return value;
 }
 
-// Where each platform lists what a tenant runs; the paths a run asks, in this order.
-export const OKAPI_MODULES = (tenant) => `/_/proxy/tenants/${encodeURIComponent(tenant)}/modules`;
-export const EUREKA_APPLICATIONS = (tenant) => `/entitlements/${encodeURIComponent(tenant)}/applications?limit=500`;
-
 /**
- * A FOLIO module id split as Okapi does: the version starts at the first "-" followed by a digit
- * ("mod-circulation-storage-14.0.0" -> mod-circulation-storage, 14.0.0; "folio_checkout-12.0.2").
+ * The run's platform from the record setup() took (lib/record.js: Okapi's module list, else
+ * Eureka's entitlements), or PLATFORM when set (forced). Returns {platform, modules, why} or {error}
+ * with the cause and the fix.
  */
-export function splitModuleId(id) {
-  const m = /^(.+?)-(\d.*)$/.exec(String(id));
-  return m ? { name: m[1], version: m[2] } : { name: String(id), version: null };
-}
-
-const str = (v) => (typeof v === 'string' && v !== '' ? v : null);
-
-function moduleOf(m) {
-  if (!m || typeof m !== 'object') return null;
-  const id = str(m.id);
-  const s = id ? splitModuleId(id) : { name: null, version: null };
-  const name = str(m.name) || s.name;
-  return name ? { name, version: str(m.version) || s.version } : null;
-}
-
-/** Okapi's module list ([{id}, ...]) -> [{name, version}], or null when it is not one. */
-export function okapiModules(body) {
-  if (!Array.isArray(body)) return null;
-  return body.map(moduleOf).filter(Boolean);
-}
-
-/**
- * Eureka's entitlements ({applicationDescriptors: [{modules, uiModules}]}) -> [{name, version}]
- * of every backend and UI module, or null when it is not one.
- */
-export function eurekaModules(body) {
-  const apps = body && Array.isArray(body.applicationDescriptors) ? body.applicationDescriptors : null;
-  if (!apps) return null;
-  const out = [];
-  for (const a of apps) {
-    for (const list of [a && a.modules, a && a.uiModules]) {
-      if (Array.isArray(list)) for (const m of list.map(moduleOf)) if (m) out.push(m);
-    }
+export function platformOfRecord(record, forced) {
+  const found = record && record.platform ? String(record.platform).toLowerCase() : null;
+  const modules = (record && record.modules) || [];
+  if (forced) return { platform: forced, modules, why: found ? `PLATFORM=${forced} (the target answers as ${found})` : `PLATFORM=${forced}` };
+  if (!found || !Object.prototype.hasOwnProperty.call(PLATFORMS, found)) {
+    const why = record && record.problems && record.problems.length ? record.problems[0] : 'no module list';
+    return { error: `the target's platform is unknown (${why}); fix: set PLATFORM=okapi or PLATFORM=eureka (and UI_RELEASE), or check that FOLIO_URL points at Okapi or Kong` };
   }
-  return out;
-}
-
-/**
- * The platform from the two discovery answers ({status, body} each; eureka absent when Okapi
- * answered). Returns {platform, modules} or {error} naming both answers.
- */
-export function detectPlatform({ okapi, eureka }) {
-  const okapiList = okapi && okapi.status === 200 ? okapiModules(okapi.body) : null;
-  if (okapiList) return { platform: 'okapi', modules: okapiList };
-  const eurekaList = eureka && eureka.status === 200 ? eurekaModules(eureka.body) : null;
-  if (eurekaList) return { platform: 'eureka', modules: eurekaList };
-  const st = (a) => (a ? a.status : 'no request');
-  return { error: `the target answered neither Okapi's module list (${st(okapi)}) nor Eureka's entitlements (${st(eureka)})` };
+  return { platform: found, modules, why: `the target answers as ${found}` };
 }
 
 /** Numeric version parts ("24.4.5" -> [24, 4, 5]; "1.13.0-SNAPSHOT.12" -> [1, 13, 0]), or null. */

@@ -17,8 +17,7 @@ import { parseSegment, segmentPools, segmentSlots } from '../segments.js';
 import * as api from '../cico/api.js';
 import { cqlQuote, cqlId, randomUuid } from '../folio.js';
 import { METRICS, TAGS } from '../metrics.js';
-import { targetPlatform } from './platform.js';
-import { platform as platformOf } from '../platforms.js';
+import { platform as platformOf, platformOfRecord } from '../platforms.js';
 import { uiRelease, defaultUiRelease } from '../cico/releases.js';
 
 // Teardown's clean-up calls, and a VU's re-reads of an item whose transaction failed, carry their
@@ -71,8 +70,10 @@ export function cicoWorkflow(run, read) {
     const session = new Session(cfg);
     const cause = session.login();
     if (cause) return abort(cause);
-    // Which platform, and which UI release's screens to replay: set, or as the target announces.
-    const target = targetPlatform(cfg, session, run.platform);
+    // What the run tests, as the target announces it before the first user starts; from it, which
+    // platform, and which UI release's screens to replay (unless set).
+    const record = run.captureRecord(session);
+    const target = platformOfRecord(record, run.platform);
     if (target.error) return abort(target.error);
     const ui = run.uiRelease ? { release: run.uiRelease, why: 'UI_RELEASE' } : defaultUiRelease(target.platform, target.modules);
     console.log(`folio-perf: platform ${platformOf(target.platform).label} (${target.why}); UI release ${ui.release} (${ui.why}): ${uiRelease(ui.release).source}`);
@@ -119,6 +120,7 @@ export function cicoWorkflow(run, read) {
       slots,
       segment: segment ? segment.text : null,
       operatorId: who.id,
+      record,
       platform: target.platform,
       uiRelease: ui.release,
     };

@@ -16,8 +16,7 @@ import { fatal } from './run.js';
 import { TEMPLATES, searchRequest, INDEX_PATHS, indexCount, emptyIndexes, emptyIndexWarning } from '../search/templates.js';
 import { FILES, parseRows, valuesAt } from '../search/data.js';
 import { CURRENT, LEGACY, currentProgress, legacyProgress, reindexApiFor } from '../search/reindex.js';
-import { targetPlatform } from './platform.js';
-import { platform as platformOf } from '../platforms.js';
+import { platform as platformOf, platformOfRecord } from '../platforms.js';
 import { METRICS, SEARCH_SLOW_MS } from '../metrics.js';
 import { parseJson, errorDetail } from '../folio.js';
 
@@ -63,9 +62,11 @@ export function searchWorkflow(run, read) {
     const session = new Session(cfg);
     const cause = session.login();
     if (cause) return abort(cause);
-    const target = targetPlatform(cfg, session, run.platform);
+    // What the run tests, as the target announces it before the first user starts; from it, the
+    // platform and the reindex API of the target's mod-search (unless REINDEX_API names one).
+    const record = run.captureRecord(session);
+    const target = platformOfRecord(record, run.platform);
     if (target.error) return abort(target.error);
-    // The reindex API of the target's mod-search, unless REINDEX_API names one.
     const reindexApi = run.reindex ? (run.reindex.api ? { api: run.reindex.api, why: 'REINDEX_API' } : reindexApiFor(target.modules)) : null;
     console.log(`folio-perf: platform ${platformOf(target.platform).label} (${target.why})${reindexApi ? `; reindex API ${reindexApi.api} (${reindexApi.why})` : ''}`);
     if (reindexCfg) {
@@ -82,7 +83,7 @@ export function searchWorkflow(run, read) {
     const empty = emptyIndexes(counts);
     for (const e of empty) console.warn(`folio-perf: ${emptyIndexWarning(e, cfg.folio.tenant)}`);
     console.log(`folio-perf: ${TEMPLATES.length} templates; query files in ${run.data.dir}: ${tables.map((t, i) => `${FILES[i].file} ${t.length}`).join(', ')}`);
-    return { testid: exec.test.options.tags.testid, startedAt: new Date().toISOString(), platform: target.platform, reindexApi: reindexApi ? reindexApi.api : null, indexCounts: counts, emptyIndexes: empty };
+    return { testid: exec.test.options.tags.testid, startedAt: new Date().toISOString(), record, platform: target.platform, reindexApi: reindexApi ? reindexApi.api : null, indexCounts: counts, emptyIndexes: empty };
   }
 
   let vu = null;

@@ -13,6 +13,7 @@ import { join } from 'node:path';
 import { repo, env, bin, influxQuery, run } from './helpers.mjs';
 import { METRICS as M } from '../../lib/metrics.js';
 import { refreshMarginMs } from '../../lib/auth.js';
+import { RECORD_PREFIX } from '../../lib/record.js';
 
 const tmp = mkdtempSync(join(tmpdir(), 'fp-eureka-wf-'));
 const thFile = join(tmp, 'thresholds.json');
@@ -50,11 +51,11 @@ function folioRun(name, vars, timeoutMs = 900_000) {
 const count = (s, key) => s.k6.metrics[key]?.values?.count ?? 0;
 const tail = (out) => out.slice(-5000);
 
-// Requests of the run's load answered with this status; setup's discovery of the platform asks
-// the other platform's list too, and its answer (404) is information, named `discover ...`.
+// Requests of the run's load answered with this status; setup's record of the run asks the other
+// platform's module list too, and its answer (404) is information, named `record ...`.
 async function answered(testid, status) {
   const rows = await influxQuery(`SELECT count("value") FROM "http_reqs" WHERE "testid" = '${testid}' AND "status" = '${status}' GROUP BY "name"`);
-  return rows.filter((r) => !r.tags.name.startsWith('discover ')).map((r) => `${r.tags.name}: ${r.values[0][1]}`);
+  return rows.filter((r) => !r.tags.name.startsWith(RECORD_PREFIX)).map((r) => `${r.tags.name}: ${r.values[0][1]}`);
 }
 
 before(() => {

@@ -4,7 +4,8 @@
 // mgr-tenant-entitlements (GET /entitlements/{t}/applications) write them.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { detectPlatform, splitModuleId, atLeast, parsePlatform, platform, okapiModules, eurekaModules } from '../../lib/platforms.js';
+import { platformOfRecord, atLeast, parsePlatform, platform } from '../../lib/platforms.js';
+import { buildRecord, splitModuleId } from '../../lib/record.js';
 import { defaultUiRelease, parseUiRelease } from '../../lib/cico/releases.js';
 import { reindexApiFor } from '../../lib/search/reindex.js';
 import { emptyIndexes, emptyIndexWarning, INDEX_PATHS, indexCount } from '../../lib/search/templates.js';
@@ -26,24 +27,25 @@ const entitlements = (apps) => ({
 });
 const KONG_404 = { status: 404, body: { message: 'no Route matched with those values', request_id: 'x' } };
 
-test('module ids split where Okapi splits them: the version starts at the first "-" and digit', () => {
-  assert.deepEqual(splitModuleId('mod-circulation-storage-17.4.0'), { name: 'mod-circulation-storage', version: '17.4.0' });
-  assert.deepEqual(splitModuleId('folio_checkout-12.0.2'), { name: 'folio_checkout', version: '12.0.2' });
-  assert.deepEqual(splitModuleId('okapi'), { name: 'okapi', version: null });
+test('versions compare by their numeric parts', () => {
   assert.ok(atLeast('19.6.0', '19.6.0') && atLeast('20.0.1', '19.6') && !atLeast('19.5.1', '19.6.0') && !atLeast(null, '1.0'));
+  assert.ok(atLeast('1.13.0-SNAPSHOT.12', '1.13.0'));
 });
 
+// The record setup() takes (lib/record.js) from the two discovery answers.
+const recordOf = (answers) => buildRecord({ tenant: 'fs09000000', answers: { counts: {}, ...answers }, commit: null, load: {}, env: {} });
+
 test('platform: Okapi when its module list answers, Eureka when Kong refuses it and the entitlements answer, else one line', () => {
-  const okapi = detectPlatform({ okapi: okapiList(['okapi-4.13.2', 'mod-users-18.2.0']) });
+  const okapi = platformOfRecord(recordOf({ okapi: okapiList(['okapi-4.13.2', 'mod-users-18.2.0']) }));
   assert.equal(okapi.platform, 'okapi');
-  assert.deepEqual(okapi.modules, [{ name: 'okapi', version: '4.13.2' }, { name: 'mod-users', version: '18.2.0' }]);
-  const eureka = detectPlatform({ okapi: KONG_404, eureka: entitlements([['app-platform-minimal', '2.0.14', ['mod-users-19.5.1']], ['app-platform-complete', '2.1.29', ['mod-search-5.0.4'], ['folio_checkout-12.0.2']]]) });
+  assert.deepEqual(okapi.modules.map((m) => `${m.name} ${m.version}`), ['mod-users 18.2.0', 'okapi 4.13.2']);
+  const eureka = platformOfRecord(recordOf({ okapi: KONG_404, eureka: entitlements([['app-platform-minimal', '2.0.14', ['mod-users-19.5.1']], ['app-platform-complete', '2.1.29', ['mod-search-5.0.4'], ['folio_checkout-12.0.2']]]) }));
   assert.equal(eureka.platform, 'eureka');
-  assert.deepEqual(eureka.modules.map((m) => `${m.name} ${m.version}`), ['mod-users 19.5.1', 'mod-search 5.0.4', 'folio_checkout 12.0.2']);
-  const none = detectPlatform({ okapi: KONG_404, eureka: { status: 403, body: null } });
-  assert.match(none.error, /neither Okapi's module list \(404\) nor Eureka's entitlements \(403\)/);
-  assert.equal(okapiModules({ not: 'a list' }), null);
-  assert.equal(eurekaModules([]), null);
+  assert.deepEqual(eureka.modules.map((m) => `${m.name} ${m.version}`), ['folio_checkout 12.0.2', 'mod-search 5.0.4', 'mod-users 19.5.1'], 'UI modules too');
+  const none = platformOfRecord(recordOf({ okapi: KONG_404, eureka: { status: 403, body: null } }));
+  assert.match(none.error, /^the target's platform is unknown \(module versions: .* answered 404 and .* answered 403\); fix: set PLATFORM=okapi or PLATFORM=eureka/);
+  const forced = platformOfRecord(recordOf({ okapi: KONG_404, eureka: { status: 403, body: null } }), 'eureka');
+  assert.deepEqual([forced.platform, forced.modules, forced.why], ['eureka', [], 'PLATFORM=eureka']);
 });
 
 test('how the token travels: X-Okapi-Token on Okapi, the folioAccessToken cookie on Eureka, never both', () => {
