@@ -24,6 +24,13 @@ export const METRICS = Object.freeze({
   reindexDuration: 'reindex_duration',
   reindexStartedAt: 'reindex_started_at',
   reindexEndedAt: 'reindex_ended_at',
+  // The VUs' sessions (Counters): logins, token refreshes, refreshes the target refused (422: the
+  // refresh token was reused, revoked or expired; the VU then logs in again) and 401 answers, which a
+  // VU that refreshes in time never gets.
+  authLogins: 'auth_logins',
+  authRefreshes: 'auth_refreshes',
+  authRefreshRefused: 'auth_refresh_refused',
+  authUnauthorized: 'auth_unauthorized',
   // Telegraf's, whatever the deployment (telegraf/*.conf write them): CPU and memory per module,
   // PostgreSQL's counters, OpenSearch's.
   moduleStats: 'module_stats',

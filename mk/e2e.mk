@@ -35,3 +35,7 @@ test-e2e-local-only: $(BIN)/k6 $(BIN)/minifolio ## a sentinel as the user's FOLI
 .PHONY: test-e2e-influx-auth
 test-e2e-influx-auth: $(BIN)/k6 $(BIN)/minifolio ## an InfluxDB with auth enabled: a run, its progress, report, verdict and baseline with K6_INFLUXDB_USERNAME/PASSWORD; the password in no argv, output or file
 	@node --test --test-reporter=spec --test-concurrency=1 tests/e2e/influx-auth.test.mjs
+
+.PHONY: test-e2e-eureka-workflows
+test-e2e-eureka-workflows: $(BIN)/k6 $(BIN)/minifolio opensearch search-data keycloak ## both workflows on lotus (Okapi), sunflower and trillium (Eureka), 0 failed requests; 20-second tokens refreshed by every VU; an empty authority index said at the start
+	@node --test --test-reporter=spec --test-concurrency=1 tests/e2e/eureka-workflows.test.mjs

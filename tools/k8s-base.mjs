@@ -26,7 +26,9 @@ function jsFiles(dir) {
 // ConfigMap -> the directory its keys come from (and are mounted at). scripts: the workflows'
 // entry scripts (file names under scripts/).
 export function groups(scripts) {
-  const libDirs = ['lib', ...readdirSync(join(repo, 'lib'), { withFileTypes: true }).filter((e) => e.isDirectory()).map((e) => `lib/${e.name}`).sort()];
+  // lib/ and every directory below it (lib/cico/releases/ too), one ConfigMap each.
+  const dirs = (d) => [d, ...readdirSync(join(repo, d), { withFileTypes: true }).filter((e) => e.isDirectory()).flatMap((e) => dirs(`${d}/${e.name}`))];
+  const libDirs = ['lib', ...dirs('lib').slice(1).sort()];
   const out = libDirs.map((d) => ({ name: `folio-perf-${d.replace(/\//g, '-')}`, dir: d, files: jsFiles(d) })).filter((g) => g.files.length);
   out.push({ name: 'folio-perf-scripts', dir: 'scripts', files: [...scripts].sort() });
   return out;

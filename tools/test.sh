@@ -28,7 +28,7 @@ unit_suites=(test-unit-repo test-unit-cli test-unit-stack test-unit-k6 test-unit
 # test-e2e-scale runs 1, 2 and 4 local runners (RUNNERS=N) and checks the verdict over all of them.
 # test-e2e-gate makes four short runs: a baseline of two on fast, candidates on
 # fast-checkout-plus50 (exit 99) and fast (exit 0).
-e2e_suites=(test-e2e-stack test-e2e-sql test-unit-minifolio test-e2e-contract test-e2e-telegraf-configs test-e2e-cico test-e2e-run-cli test-e2e-report test-e2e-report-mechanisms test-e2e-scale-mechanisms test-e2e-search test-e2e-report-search test-e2e-dashboards test-e2e-influx-loss test-e2e-db-password test-e2e-scale test-e2e-gate test-e2e-local-only test-e2e-influx-lp test-e2e-jmeter test-e2e-influx-auth)
+e2e_suites=(test-e2e-stack test-e2e-sql test-unit-minifolio test-e2e-contract test-e2e-telegraf-configs test-e2e-cico test-e2e-run-cli test-e2e-report test-e2e-report-mechanisms test-e2e-scale-mechanisms test-e2e-search test-e2e-report-search test-e2e-dashboards test-e2e-influx-loss test-e2e-db-password test-e2e-scale test-e2e-gate test-e2e-local-only test-e2e-influx-lp test-e2e-jmeter test-e2e-influx-auth test-e2e-eureka-workflows test-e2e-jmeter-eureka)
 
 passed=0 failed=0 failed_names=()
 run_suite() { # NAME COMMAND...

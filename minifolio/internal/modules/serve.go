@@ -140,6 +140,8 @@ func Handler(cfg Config, pool *pgxpool.Pool, prof *profile.Profile) (http.Handle
 	}
 
 	switch m.Name {
+	case "mod-users":
+		usersRoutes(mux)
 	case "mod-circulation":
 		(&circulation{okapi: okapi, refs: refs, now: now}).routes(mux)
 	case "mod-inventory":
