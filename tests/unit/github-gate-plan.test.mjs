@@ -115,12 +115,15 @@ test('job summary: the baseline per run and metric, how to judge against it; the
   const p = plan({ RELEASE: 'quesnelia' });
   const md = baselineSummary(b, { plan: p, runId: '42', artifact: 'folio-perf-baseline', file: 'results/gate-baseline/baseline.json' });
   assert.match(md, /^### folio-perf baseline: quesnelia on https:\/\/okapi-staging\.example\.org \(tenant diku\)$/m);
+  assert.match(md, /\(users 1, 120s each, think none\)/);
   assert.match(md, /^\| metric \| run 1 p95 ms \(n\) \| run 2 p95 ms \(n\) \| run-to-run spread % \|$/m);
   assert.match(md, /^\| transaction_duration\{transaction:check-out\} \| 41\.2 \(1380\) \| 43\.9 \(1290\) \| 4\.5 \|$/m);
   assert.match(md, /`baseline-run-id: 42`/);
   assert.match(md, /Pooled run-to-run spread of p95: 3\.2 %/);
   const c = plan({ GATE_MODE: 'candidate', RELEASE: 'ramsons', GATE_BASELINE: 'baselines/q.json' }, { baseline: b });
-  assert.match(candidateHeader(b, { plan: c, testid: 'gate-ramsons-1', file: c.baselineFile }), /^### folio-perf gate: ramsons on https:\/\/okapi-staging\.example\.org \(tenant diku\)\n\nCandidate `gate-ramsons-1` \(PROFILE=smoke\) against the baseline `\/w\/your-repository\/baselines\/q\.json`: release quesnelia, 2 runs, recorded 2026-11-26T03:10:00Z\. Judged relative to the run's speed at a false-alarm rate of 0\.05/);
+  assert.match(candidateHeader(b, { plan: c, testid: 'gate-ramsons-1' }), /^### folio-perf gate: ramsons on https:\/\/okapi-staging\.example\.org \(tenant diku\)\n\nCandidate `gate-ramsons-1` \(PROFILE=smoke\) against the baseline \(baselines\/q\.json\): release quesnelia, 2 runs, recorded 2026-11-26T03:10:00Z\. Judged relative to the run's speed at a false-alarm rate of 0\.05/);
+  const a = plan({ GATE_MODE: 'candidate', GATE_BASELINE_RUN_ID: '42', GATE_BASELINE_DIR: '/w/baseline-artifact' }, { baseline: b });
+  assert.match(candidateHeader(b, { plan: a, testid: 't' }), /against the baseline \(baseline\.json of the artifact folio-perf-baseline of run 42\)/);
   assert.match(candidateFooter({ code: 99, artifact: 'folio-perf-candidate', testid: 't' }), /Verdict \*\*failed\*\*.*`runs\/t\/report\.html`/);
   assert.match(candidateFooter({ code: 0, artifact: 'a', testid: 't' }), /Verdict \*\*passed\*\*/);
 });

@@ -82,7 +82,8 @@ async function prepare() {
   // None of its services answering: this job starts the stack and cleanup stops it again.
   const noneUp = !(await Promise.all(ports.map((port) => portAnswers(port)))).some(Boolean);
   say(`starting the native stack (InfluxDB on 127.0.0.1:${defaults.FP_INFLUX_PORT} takes the samples) and building k6`);
-  const r = await runChild('make', ['--no-print-directory', '-C', ROOT, 'stack-up', 'run-builds'], { env });
+  // Of the packages, only what the stack and a run need (tools/deps.sh FP_DEPS=run).
+  const r = await runChild('make', ['--no-print-directory', '-C', ROOT, 'stack-up', 'run-builds'], { env: { ...env, FP_DEPS: 'run' } });
   if (noneUp && existsSync(defaults.FP_STACK_DIR)) writeFileSync(marker, `${new Date().toISOString()}\n`);
   return r.code;
 }
@@ -152,7 +153,7 @@ async function judgeCandidate() {
     if (signalsReceived().length === 0) annotate(`the candidate run (${testid}) failed with exit ${code}; fix: read its output above (108: login or test data, 105: interrupted)`);
     return code;
   }
-  summary(candidateHeader(baseline, { plan: p, testid, file: p.baselineFile }));
+  summary(candidateHeader(baseline, { plan: p, testid }));
   // The verdict's table goes to the job summary (the verdict writes it there itself) and, with its
   // terminal table, into the job's files.
   const md = join(ROOT, p.out, 'verdict.md');

@@ -156,12 +156,18 @@ export function gatePlan(env, { profiles, baseline = null, now = new Date() }) {
   if (!(alpha > 0 && alpha < 0.5)) fail(`${named('GATE_ALPHA')} "${alphaText}" is not a false-alarm rate; fix: a number in (0, 0.5), e.g. alpha: 0.05`);
 
   let baselineFile = null;
+  let baselineLabel = null; // how the summary names it: the file the user gave, or the artifact
   if (mode === 'candidate') {
     const given = value(env, 'GATE_BASELINE');
     const dir = value(env, 'GATE_BASELINE_DIR');
-    if (given) baselineFile = inRepo(given);
-    else if (value(env, 'GATE_BASELINE_RUN_ID')) baselineFile = join(dir || '.', 'baseline.json');
-    else fail(`a candidate needs its baseline: ${named('GATE_BASELINE')} and ${named('GATE_BASELINE_RUN_ID')} are both empty; fix: baseline: <its file in your repository>, or baseline-run-id: <the run of the baseline job> (its artifact ${artifactName('baseline', env)})`);
+    const runId = value(env, 'GATE_BASELINE_RUN_ID');
+    if (given) {
+      baselineFile = inRepo(given);
+      baselineLabel = given;
+    } else if (runId) {
+      baselineFile = join(dir || '.', 'baseline.json');
+      baselineLabel = `baseline.json of the artifact ${artifactName('baseline', env)} of run ${runId}`;
+    } else fail(`a candidate needs its baseline: ${named('GATE_BASELINE')} and ${named('GATE_BASELINE_RUN_ID')} are both empty; fix: baseline: <its file in your repository>, or baseline-run-id: <the run of the baseline job> (its artifact ${artifactName('baseline', env)})`);
   }
 
   // Valid test ids whatever the release (64 characters at most, lib/testid.js allows 128).
@@ -181,6 +187,7 @@ export function gatePlan(env, { profiles, baseline = null, now = new Date() }) {
     control,
     alpha,
     baselineFile,
+    baselineLabel,
     testids,
     out: resultsDir(mode),
     artifact: artifactName(mode, env),

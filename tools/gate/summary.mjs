@@ -21,7 +21,7 @@ export function baselineSummary(baseline, { plan, runId, artifact, file }) {
   return [
     `### folio-perf baseline: ${esc(plan.release)} on ${esc(plan.target.url)} (tenant ${esc(plan.target.tenant)})`,
     '',
-    `${runs.length} runs of PROFILE=${esc(baseline.profile)} (${baseline.steps.join('/')} users, ${esc(baseline.runs[0]?.stepDuration || '?')} each, ` +
+    `${runs.length} runs of PROFILE=${esc(baseline.profile)} (users ${baseline.steps.join('/')}, ${esc(baseline.runs[0]?.stepDuration || '?')} each, ` +
       `think ${esc(baseline.think)}): ${runs.map((t) => `\`${t}\``).join(', ')}. Pooled run-to-run spread of p95: ` +
       `${baseline.spread.pct === null ? '– (one run)' : `${baseline.spread.pct.toFixed(1)} %`}.`,
     '',
@@ -35,11 +35,11 @@ export function baselineSummary(baseline, { plan, runId, artifact, file }) {
 }
 
 /** The candidate job's lines above the verdict's table. */
-export function candidateHeader(baseline, { plan, testid, file }) {
+export function candidateHeader(baseline, { plan, testid }) {
   return [
     `### folio-perf gate: ${esc(plan.release)} on ${esc(plan.target.url)} (tenant ${esc(plan.target.tenant)})`,
     '',
-    `Candidate \`${testid}\` (PROFILE=${esc(plan.profile)}) against the baseline \`${esc(file)}\`: release ${esc(baseline.release)}, ` +
+    `Candidate \`${testid}\` (PROFILE=${esc(plan.profile)}) against the baseline (${esc(plan.baselineLabel || plan.baselineFile)}): release ${esc(baseline.release)}, ` +
       `${baseline.runs.length} runs, recorded ${esc(baseline.created)}. Judged ${plan.control === 'none' ? 'in absolute quantiles' : `relative to ${esc(plan.control === 'speed' ? "the run's speed" : plan.control)}`} ` +
       `at a false-alarm rate of ${plan.alpha} (docs/gate.md). Exit 99, the job failing: an SLO failed or a metric regressed.`,
     '',
