@@ -10,6 +10,7 @@ export const METRICS = Object.freeze({
   httpFailed: 'http_req_failed',
   checks: 'checks',
   vus: 'vus', // k6's Gauge of active virtual users
+  iterations: 'iterations', // k6's Counter of completed iterations (make bench-k6 reads it live)
   // check-in/check-out: the sum of a passed transaction's request times (ms), and failures.
   transactionDuration: 'transaction_duration',
   transactionFailed: 'transaction_failed',
@@ -29,6 +30,14 @@ export const METRICS = Object.freeze({
   postgresql: 'postgresql',
   opensearch: 'opensearch',
 });
+
+// Telegraf's measurements (above); every other metric of METRICS is one k6 records.
+export const TELEGRAF_METRICS = Object.freeze([METRICS.moduleStats, METRICS.postgresql, METRICS.opensearch]);
+// What a run writes to InfluxDB (K6_INFLUXDB_METRICS, set by folio-perf run and the k8s settings):
+// k6's metrics of METRICS, which are all that the dashboards, the report and the verdict read. A CICO
+// request makes eleven samples and three of them are read; k6's other built-ins (http_req_waiting,
+// data_received, iteration_duration, ...) are opt-in: K6_INFLUXDB_METRICS='*', or a longer list.
+export const STORED_METRICS = Object.freeze(Object.values(METRICS).filter((m) => !TELEGRAF_METRICS.includes(m)));
 
 // Fields of module_stats.
 export const FIELDS = Object.freeze({ cpuPercent: 'cpu_percent', memRss: 'mem_rss_bytes' });
@@ -50,6 +59,14 @@ export const TAGS = Object.freeze({
   outcome: 'outcome', // reindex_duration
 });
 export const RUN_TAGS = Object.freeze([TAGS.testid, TAGS.workflow, TAGS.release, TAGS.target]);
+
+// k6's system tags on every sample (options.systemTags): k6's defaults without `url`. Every
+// request carries its templated `name` (lib/k6/http.js refuses one without), which is all the
+// tables, dashboards and thresholds read; `url` would hold the URL with its query values, patron
+// and item barcodes among them, a new tag set per request that k6 keeps for the rest of the run,
+// and a field of every sample in InfluxDB.
+export const SYSTEM_TAGS = Object.freeze(['proto', 'subproto', 'status', 'method', 'name', 'group', 'check', 'error', 'error_code',
+  'tls_version', 'scenario', 'service', 'expected_response']);
 
 // k6's sub-metric key, the name thresholds and handleSummary's data use: metric{tag:value,...},
 // tags in the order given (k6 keeps the threshold's spelling).

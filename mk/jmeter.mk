@@ -25,7 +25,7 @@ $(JMETER_HOME)/.fetched: $(CURDIR)/tools/jmeter/pom.xml
 
 # make jmeter-run PLAN=path/to/plan.jmx [JMETER_PROPS='-JVUSERS=8 -JDURATION=300'] [JMETER_TARGET=http://127.0.0.1:9130]
 jmeter-run: jmeter ## run a JMeter plan headless against the loopback minifolio (PLAN=, JMETER_PROPS=, JMETER_TARGET=); results/jmeter-*/results.jtl
-	@. tools/defaults.sh && node tools/jmeter/run.mjs "$(PLAN)" $(if $(JMETER_TARGET),--target "$(JMETER_TARGET)") $(JMETER_PROPS)
+	@node tools/jmeter/run.mjs "$(PLAN)" $(if $(JMETER_TARGET),--target "$(JMETER_TARGET)") $(JMETER_PROPS)
 
 test-unit-jmeter: ## the JMeter harness's pure parts: pointing a plan at loopback, arguments, JTL summary (no JMeter)
 	@node --test $(CURDIR)/tests/unit/jmeter.test.mjs

@@ -83,14 +83,14 @@ async function k6(round) {
     repo, script: 'scripts/check-in-check-out.js', apiPort, warmS: WARM, windowS: WINDOW, log: join(out, `k6-${round}.log`),
     args: ['-o', `influxdb-lp=http://127.0.0.1:${setting('FP_INFLUX_PORT')}/k6`],
     env: {
-      K6_ENV: 'local', TESTID: `${testid}-${round}`, RELEASE: 'fast', FOLIO_TENANT: tenant, PROFILE: 'smoke', VUS: String(USERS), DURATION: `${seconds}s`,
+      FOLIO_ENV: 'local', TESTID: `${testid}-${round}`, RELEASE: 'fast', FOLIO_TENANT: tenant, PROFILE: 'smoke', VUS: String(USERS), DURATION: `${seconds}s`,
       THINK: 'none', PREFLIGHT: 'true', FOLIO_URL: `http://127.0.0.1:${port}`, FOLIO_DB_PORT: setting('FP_PG_PORT'), FOLIO_DB_PASSWORD: localDbPassword(),
       FOLIO_PASSWORD: password,
     },
   });
   if (!r.window) die(`round ${round}: the k6 run (exit ${r.code}) ended before its window; fix: read ${join(out, `k6-${round}.log`)}`);
   const w = r.window;
-  return { ...w, tx: w.iterations, msPerTx: w.msPerIteration, txPerS: w.iterations / w.seconds };
+  return { ...w, tx: w.iterations, requests: w.reqs, msPerTx: w.msPerIteration, txPerS: w.iterations / w.seconds };
 }
 
 // k6's floor on the same rate: the k6 run's VUs sending its request rate of the cheapest request

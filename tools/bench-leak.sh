@@ -24,6 +24,6 @@ for p in $PROFILES; do
     node tools/folio-perf.mjs run >"$FP_STACK_DIR/logs/bench-leak-$p.log" 2>&1 || { echo "==> bench-leak: the $p run failed (log: $FP_STACK_DIR/logs/bench-leak-$p.log)"; exit 1; }
   node tools/folio-perf.mjs report "$id" >/dev/null
   # The memory table's caption and rows (module, RSS avg, growth MiB/h, growth %/h, R², 2nd half, verdict).
-  awk '/^\*\*Module memory \(RSS\) trend/{on=1; print; next} on && /^\|/{print; next} on && !/^\|/ && NF{on=0}' "results/$id/report.md"
+  awk '/^\*\*(Table [0-9]+\. )?Module memory \(RSS\) trend/{on=1; print; next} on && /^\|/{print; next} on && !/^\|/ && NF{on=0}' "results/$id/report.md"
   grep '^Leak verdict' "results/$id/report.md"
 done

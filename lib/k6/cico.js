@@ -68,6 +68,8 @@ export function cicoWorkflow(run, read) {
     const session = new Session(cfg);
     const cause = session.login();
     if (cause) return abort(cause);
+    // What the run tests, as the target announces it before the first user starts.
+    const record = run.captureRecord(session);
     const client = makeClient({ cfg, session, think: null, log: failureLog('setup') });
     const segment = runnerSegment();
     // Local VU numbers run 1..n in each process; k6 initialised them all before setup.
@@ -111,6 +113,7 @@ export function cicoWorkflow(run, read) {
       slots,
       segment: segment ? segment.text : null,
       operatorId: who.id,
+      record,
     };
   }
 

@@ -6,10 +6,11 @@
 // k6 resolves open() paths against the calling script, so the entry script passes a `read`
 // function that opens paths relative to the repository root.
 
-import { envFileName, parseEnvFile, resolveConfig } from '../config.js';
+import { envFileOf, parseEnvFile, resolveConfig, TARGET_ENV } from '../config.js';
 import { defaultsLookup } from '../defaults.js';
 import { buildProfile } from '../profiles.js';
 import { makeTestId, validTestId } from '../testid.js';
+import { SYSTEM_TAGS } from '../metrics.js';
 
 // One line, no stack trace: k6 prints a thrown string as the error, and exits non-zero (107).
 export function fatal(e) {
@@ -42,8 +43,9 @@ function readFile(read, path, what, fix) {
 export function loadRun({ read, env, workflow, vu = 0, load = (path) => require(path) }) {
   try {
     const wf = workflow;
-    const where = envFileName(env.K6_ENV);
-    const text = readFile(read, where.file, 'environment file', `create ${where.file} (copy env/folio.example.json) or set K6_ENV to one of the files in env/`);
+    const where = envFileOf(env);
+    if (where.warning && vu === 0) console.warn(`folio-perf: ${where.warning}`);
+    const text = readFile(read, where.file, 'environment file', `create ${where.file} (copy env/folio.example.json) or set ${TARGET_ENV} to one of the files in env/`);
     const lookup = defaultsLookup(env, (f) => readFile(read, f, 'defaults file', `restore ${f} from the repository`));
     const cfg = resolveConfig(parseEnvFile(text, where.file, lookup), env, where, wf.config);
     const profile = buildProfile(env.PROFILE, { vus: env.VUS, duration: env.DURATION }, { profiles: wf.profiles, phases: typeof wf.phases === 'function' ? wf.phases(env) : wf.phases, startMs: wf.warmupMs ? wf.warmupMs(env) : 0 });
@@ -55,14 +57,19 @@ export function loadRun({ read, env, workflow, vu = 0, load = (path) => require(
   }
 }
 
-// What only VU 0 needs: the options k6 reads (thresholds, tags), the test id, and the report code
-// for handleSummary (run.report). The thresholds and report modules are loaded here, through
-// k6's init-context require(), and not imported: every statically imported module is evaluated in
-// every VU, and k6's JavaScript VM keeps about 1 KB per function and object a module creates, so
-// the two would cost each load VU 63 KB (13 MB at 200 VUs, measured with a heap profile).
+// What only VU 0 needs: the options k6 reads (thresholds, tags), the test id, the report code
+// for handleSummary (run.report) and setup's record of the run (run.captureRecord). The
+// thresholds, report and record modules are loaded here, through k6's init-context require(), and
+// not imported: every statically imported module is evaluated in every VU, and k6's JavaScript VM
+// keeps about 1 KB per function and object a module creates, so the first two alone would cost each
+// load VU 63 KB (13 MB at 200 VUs, measured with a heap profile).
 function planRun(wf, run, read, env, load) {
   const { buildThresholds, parseJsonFile, SUMMARY_TREND_STATS } = load('../thresholds.js');
   const report = load(wf.report);
+  // The record of what the run tests (lib/k6/record.js): the commit is read here, in init, where
+  // open() works; the rest in setup, from the target.
+  const recorder = load('./record.js');
+  const commit = recorder.gitCommit(read);
   const { cfg, profile, workflow } = run;
 
   if (env.BASELINE && !wf.baselines) throw new Error(`BASELINE is not supported by the ${workflow} workflow; fix: unset BASELINE`);
@@ -100,9 +107,9 @@ function planRun(wf, run, read, env, load) {
     tags: { testid, workflow, release: cfg.release, target: cfg.target, ...instanceTag(env.INSTANCE) },
     setupTimeout: env.SETUP_TIMEOUT || '5m',
     teardownTimeout: env.TEARDOWN_TIMEOUT || '10m',
-    // A dead target must fail a request in seconds, not hang a VU for k6's default 60 s.
-    // (per-request timeouts are set in lib/k6/http.js)
-    userAgent: 'folio-perf (k6)',
+    // No userAgent: k6's own ("Grafana k6/<version>") is how setup() learns the k6 version for
+    // the run's record (stock k6 has no other way to tell a script). Per-request timeouts are set
+    // in lib/k6/http.js.
     systemTags: SYSTEM_TAGS,
   };
   return {
@@ -112,14 +119,15 @@ function planRun(wf, run, read, env, load) {
     resultsDir,
     resultsDirExists,
     report,
+    // setup(): the record, taken from the target once logged in (session), with the load as configured.
+    captureRecord: (session) =>
+      recorder.captureRecord(cfg, session, commit, { profile: profile.name, steps: profile.steps, stepDuration: `${profile.durationMs / 1000}s`, think: env.THINK || profile.think || 'none' }),
     describe: () => wf.describe(run, env),
   };
 }
 
-// k6's default system tags but `url`. Every request's own URL (its ids and barcodes) would be a new
-// tag set per request, which k6 builds and keeps for the rest of the run, and a field of every
-// sample in InfluxDB; `name`, the templated path, is what the tables, dashboards and thresholds read.
-export const SYSTEM_TAGS = ['proto', 'subproto', 'status', 'method', 'name', 'group', 'check', 'error', 'error_code', 'tls_version', 'scenario', 'service', 'expected_response'];
+// k6's default system tags but `url`: their one home is lib/metrics.js (why, there).
+export { SYSTEM_TAGS };
 
 // INSTANCE names one runner of a run split over several k6 processes (make run RUNNERS=N sets it):
 // its samples carry the tag instance=<INSTANCE> beside the shared testid. Low cardinality: a

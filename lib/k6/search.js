@@ -58,14 +58,17 @@ export function searchWorkflow(run, read) {
 
   function setup() {
     console.log(`folio-perf: ${run.describe()}`);
-    const cause = new Session(cfg).login();
+    const session = new Session(cfg);
+    const cause = session.login();
     if (cause) return abort(cause);
+    // What the run tests, as the target announces it before the first user starts.
+    const record = run.captureRecord(session);
     if (reindexCfg) {
       const c = new Session(reindexCfg).login();
       if (c) return abort(`REINDEX_TENANT: ${c.replace('set FOLIO_TENANT / folio.tenant to an existing tenant', 'set REINDEX_TENANT to an existing tenant other than FOLIO_TENANT')}`);
     }
     console.log(`folio-perf: ${TEMPLATES.length} templates; query files in ${run.data.dir}: ${tables.map((t, i) => `${FILES[i].file} ${t.length}`).join(', ')}`);
-    return { testid: exec.test.options.tags.testid, startedAt: new Date().toISOString() };
+    return { testid: exec.test.options.tags.testid, startedAt: new Date().toISOString(), record };
   }
 
   let vu = null;

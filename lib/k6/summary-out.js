@@ -34,6 +34,8 @@ export function makeHandleSummary(run, { cfg, meta: workflowMeta, runCommand }) 
       stepDuration: `${run.profile.durationMs / 1000}s`,
       ...workflowMeta(data),
       startedAt: data.setup_data ? data.setup_data.startedAt : null,
+      // What was tested, recorded by setup() before the first user started (lib/record.js).
+      record: (data.setup_data && data.setup_data.record) || null,
       finishedAt: new Date().toISOString(),
       webReport: __ENV.K6_WEB_DASHBOARD_EXPORT || null,
       summaryPath: writable ? path : null,

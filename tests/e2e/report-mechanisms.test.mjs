@@ -4,7 +4,7 @@
 // (mod-circulation-storage logs RMB's line for the dropped loan.userId index), its statement
 // counts agree with the run's transactions, its connections and per-period response times with
 // InfluxDB, and --module-logs (the real-FOLIO path, lines dated in the run's window) agrees with
-// the snapshots. Then one run under each of two more profiles, each showing its mechanism: `leak`
+// the snapshots; a 30-second run gets no Longevity section, and the Summary says why. Then one run under each of two more profiles, each showing its mechanism: `leak`
 // (a positive RSS trend and the leak verdict for mod-circulation alone) and `juniper-patron-blocks`
 // (the automated-patron-blocks API takes most of check-out's time and is many times the other
 // GETs, both ratios within the run: the machine's speed moves both sides alike).
@@ -13,6 +13,10 @@ import assert from 'node:assert/strict';
 import { readFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { repo, env, influxQuery, run, mdTable, sql, folioPerf as cli } from './helpers.mjs';
+import { checkSummary } from '../summary-check.mjs';
+import { gather } from '../../tools/report/gather.mjs';
+import { influxClient } from '../../tools/report/influx.mjs';
+import { tools } from '../../tools/workflows.mjs';
 import { poolQueries } from '../../lib/cico/data.js';
 
 const testid = `e2e-report-mech-${Date.now()}`;
@@ -24,7 +28,7 @@ let md;
 
 before(() => {
   const r = run(process.execPath, [join(repo, 'tools', 'folio-perf.mjs'), 'run'], {
-    env: { PROFILE: 'smoke', VUS: '2', DURATION: '30s', MINIFOLIO_PROFILE: 'missing-index', TESTID: testid, SEED_ITEMS: '3000', SEED_USERS: '100', SEED_LOANS: '100' },
+    env: { PROFILE: 'smoke', VUS: '2', DURATION: '30s', MINIFOLIO_PROFILE: 'missing-index', TESTID: testid },
     timeoutMs: 300_000,
   });
   assert.equal(r.status, 0, r.stdout + r.stderr);
@@ -38,6 +42,13 @@ test('without-index lines: mod-circulation-storage logged them during the run (t
   const { rows } = mdTable(md, 'RMB "Doing … without index" lines');
   const n = Object.fromEntries(rows.map(([m, v]) => [m, Number(v)]));
   assert.ok(n['mod-circulation-storage'] > 0, JSON.stringify(n));
+  // with the field the profile left without its index, and as many lines for it as the snapshots diff
+  const fields = rows.find((r) => r[0] === 'mod-circulation-storage')[2];
+  assert.match(fields, /\buserId \(\d+\)/, fields);
+  const [fa, fb] = ['start', 'end'].map((w) => JSON.parse(readFileSync(join(dir, `index-fields-${w}.json`), 'utf8')));
+  assert.equal(Number(/\buserId \((\d+)\)/.exec(fields)[1]), fb['mod-circulation-storage'].userId - (fa['mod-circulation-storage']?.userId ?? 0));
+  // and the Summary says so, with the count of the row it cites
+  assert.ok(checkSummary(md).some((i) => i.text.startsWith(`\`mod-circulation-storage\` logged ${n['mod-circulation-storage']} "without index" warnings, on `)));
   for (const [m, v] of Object.entries(n)) if (m !== 'mod-circulation-storage') assert.equal(v, 0, `${m} logs no such line`);
   // the snapshots' own numbers
   const [a, b] = ['start', 'end'].map((w) => JSON.parse(readFileSync(join(dir, `index-lines-${w}.json`), 'utf8')));
@@ -66,7 +77,8 @@ test('--module-logs (lines dated in the run\'s window) agrees with the snapshots
 test('top statements: the loan INSERT ran once per check-out; the snapshots\' own query is not listed', () => {
   const { rows, caption } = mdTable(md, 'Top 10 statements by total time');
   assert.match(caption, /\d+ statements called/);
-  const loanInsert = mdTable(md, 'Top 10 statements by total time').rows.concat(mdTable(md, 'Top 10 statements by mean time').rows).find((r) => /^INSERT INTO fs09000000_mod_circulation_storage\.loan /.test(r[0]));
+  // columns: #, Statement, Calls, Total ms, Mean ms, Rows
+  const loanInsert = mdTable(md, 'Top 10 statements by total time').rows.concat(mdTable(md, 'Top 10 statements by mean time').rows).map((r) => r.slice(1)).find((r) => /^INSERT INTO fs09000000_mod_circulation_storage\.loan /.test(r[0]));
   const checkouts = summary.tables.responseTimes.reduce((a, r) => a + (r['check-out']?.count ?? 0), 0);
   if (loanInsert) {
     // a check-out still in flight when its step ended inserted its loan without being counted
@@ -75,9 +87,10 @@ test('top statements: the loan INSERT ran once per check-out; the snapshots\' ow
     const end = JSON.parse(readFileSync(join(dir, 'pg-statements-end.json'), 'utf8'));
     assert.ok(end.some((s) => /^INSERT INTO fs09000000_mod_circulation_storage\.loan /.test(s.query)), 'the loan INSERT was recorded');
   }
-  for (const r of rows) assert.ok(!/pg_stat_statements/.test(r[0]));
+  assert.deepEqual(rows.map((r) => r[0]), rows.map((_, i) => String(i + 1)), 'ranked');
+  for (const r of rows) assert.ok(!/pg_stat_statements/.test(r[1]));
   // Mean ms = Total ms / Calls on every row
-  for (const r of rows) assert.ok(Math.abs(Number(r[2]) / Number(r[1]) - Number(r[3])) < 0.01 + Number(r[3]) * 0.01, r.join(' | '));
+  for (const r of rows) assert.ok(Math.abs(Number(r[3]) / Number(r[2]) - Number(r[4])) < 0.01 + Number(r[4]) * 0.01, r.join(' | '));
 });
 
 // The step's window, recomputed from raw rows of its user count (setup's and teardown's requests,
@@ -99,21 +112,26 @@ test('connections: the mean of numbackends over the step, from raw rows', async 
   assert.equal(rows[0][2], String(Math.max(...vals)));
 });
 
-test('longevity: a run under 3 hours is cut in thirds; each third\'s average is InfluxDB\'s over that third', async () => {
+test('longevity: a 30-second run is not judged (no Longevity section, the Summary says why); its periods\' query still agrees with InfluxDB\'s raw rows; its memory trend has a verdict per module', async () => {
+  // The periods a long constant-load run's section shows, from the same gather() the report runs
+  // (thirds under 3 hours): each third's check-out average is InfluxDB's over that third.
   const [from, to] = await windowOf();
-  const { caption, rows } = mdTable(md, 'Response time per period');
-  assert.match(caption, /shorter than 3 hours: first, middle and last third/);
-  assert.deepEqual(rows.map((r) => r[0]).sort(), ['check-in', 'check-out']);
+  const data = await gather(influxClient(env('FP_INFLUX_URL')), summary, await tools('cico'), { dir });
+  assert.equal(data.longevity.kind, 'thirds');
   const third = (to - from) / 3;
-  for (const [i, col] of [[0, 1], [2, 5]]) {
+  for (const i of [0, 2]) {
+    const p = data.longevity.periods[i];
     const lo = from + i * third;
     const hi = i === 2 ? to : from + (i + 1) * third;
-    const series = await influxQuery(`SELECT "value" FROM "transaction_duration" WHERE "testid" = '${testid}' AND "transaction" = 'check-out' AND time >= ${Math.floor(lo)}ms AND time <= ${Math.ceil(hi)}ms`);
+    assert.ok(Math.abs(p.fromMs - lo) < 2 && Math.abs(p.toMs - hi) < 2, `period ${i}: ${p.fromMs}-${p.toMs}`);
+    const series = await influxQuery(`SELECT "value" FROM "transaction_duration" WHERE "testid" = '${testid}' AND "transaction" = 'check-out' AND time >= ${Math.floor(p.fromMs)}ms AND time <= ${Math.ceil(p.toMs)}ms`);
     const v = series[0].values.map((x) => x[1]);
-    const avg = v.reduce((x, y) => x + y, 0) / v.length / 1000;
-    assert.equal(rows.find((r) => r[0] === 'check-out')[col], avg.toFixed(3), `check-out, period ${i}`);
+    assert.ok(Math.abs(p.rows.find((r) => r.name === 'check-out').avg - v.reduce((x, y) => x + y, 0) / v.length) < 1e-6, `check-out, period ${i}`);
   }
-  // the memory table states its rule and gives each of the run's modules a verdict
+  assert.ok(!/^## Longevity$/m.test(md), 'no Longevity section for a 30-second run');
+  const why = checkSummary(md).find((i) => i.cannot && /Longevity/.test(i.text));
+  assert.match(why.text, /the run's constant load lasted 0\.\d minutes; longevity needs 30 minutes or more/);
+  // the memory table (Modules) states its rule and gives each of the run's modules a verdict
   const mem = mdTable(md, 'Module memory (RSS) trend');
   assert.match(mem.caption, /leaks when its RSS grows by more than \d+ % of its average per hour and by more than \d+ % of it over the judged window/);
   assert.ok(mem.rows.some((r) => r[0] === 'mod-circulation'));

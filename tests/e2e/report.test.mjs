@@ -1,15 +1,21 @@
-// `folio-perf report` on a real CICO run: folio-perf run (minifolio fast, 1 then 2 users) on the
+// `folio-perf report` on real CICO runs: folio-perf run (minifolio fast, 1 then 2 users) on the
 // tests' stack, then the report; a sample of its cells recomputed straight from summary.json and
-// InfluxDB (they must agree), the HTML opened in headless Chromium (tables and every chart's
-// series in the DOM, nothing wider than the window, a screenshot kept next to the report), and
-// the bad inputs: one line, exit 1, no report written.
+// InfluxDB (they must agree), the record of what was tested against what the target and the
+// checkout said at the start, the HTML opened in headless Chromium (tables and every chart's
+// series in the DOM, nothing wider than the window, the Summary above the first table and its
+// pass / regress / worst-API findings on the first 1280x800 screen, screenshots kept next to the
+// report). Then a `lotus` run with a failed threshold: its report against the `fast` run (every
+// finding checked against its row, FAILED first), the `fast` report written again after minifolio
+// restarted under `lotus` (still `fast`'s module versions), compare, an interrupted run, and the
+// bad inputs: one line, exit 1, no report written.
 import { test, before } from 'node:test';
 import assert from 'node:assert/strict';
 import { existsSync, mkdirSync, readFileSync, readdirSync, rmSync, statSync, writeFileSync, mkdtempSync } from 'node:fs';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { spawn } from 'node:child_process';
-import { repo, env, influxQuery, run, waitFor, mdTable, folioPerf as cli, childEnv } from './helpers.mjs';
+import { availableParallelism, tmpdir } from 'node:os';
+import { repo, env, bin, influxQuery, run, waitFor, mdTable, sql, folioPerf as cli, childEnv } from './helpers.mjs';
+import { checkSummary } from '../summary-check.mjs';
 
 const testid = `e2e-report-${Date.now()}`;
 const dir = join(repo, 'results', testid);
@@ -19,29 +25,87 @@ let md;
 
 before(() => {
   const r = run(process.execPath, [join(repo, 'tools', 'folio-perf.mjs'), 'run'], {
-    env: { PROFILE: 'smoke', VUS: '1,2', DURATION: '20s', MINIFOLIO_PROFILE: 'fast', TESTID: testid, SEED_ITEMS: '3000', SEED_USERS: '100', SEED_LOANS: '100' },
+    env: { PROFILE: 'smoke', VUS: '1,2', DURATION: '20s', MINIFOLIO_PROFILE: 'fast', TESTID: testid },
     timeoutMs: 300_000,
   });
   assert.equal(r.status, 0, r.stdout + r.stderr);
   // the run tells the user the report command
   assert.match(r.stdout, new RegExp(`folio-perf report ${testid}`));
   summary = JSON.parse(readFileSync(join(dir, 'summary.json'), 'utf8'));
-  const rep = cli(['report', testid, '--folio-url', `http://127.0.0.1:${env('FP_MINIFOLIO_PORT')}`]);
+  const rep = cli(['report', testid]);
   assert.equal(rep.status, 0, rep.stdout + rep.stderr);
   md = readFileSync(join(dir, 'report.md'), 'utf8');
 });
 
-test('response-time table: every cell is summary.json\'s number', () => {
-  const { rows } = mdTable(md, 'Response times');
-  assert.equal(rows.length, 2, 'one row per user count (1, 2)');
+// The module list minifolio's gateway announces now, as Okapi does.
+async function announced() {
+  const res = await fetch(`http://127.0.0.1:${env('FP_MINIFOLIO_PORT')}/_/proxy/tenants/fs09000000/modules`);
+  assert.equal(res.status, 200);
+  return (await res.json()).map((m) => m.id).sort();
+}
+const versionRows = (text) => mdTable(text, 'Module versions').rows.map((r) => `${r[0]}-${r[1]}`).sort();
+
+// A copy of the page with a probe (the page itself runs no script) that writes what the browser
+// laid out into the DOM; Chromium at the given window size dumps it.
+function probePage(file, probe, size = '1280,800') {
+  const tmp = mkdtempSync(join(tmpdir(), 'fp-report-'));
+  const probed = join(tmp, 'probe.html');
+  const html = readFileSync(file, 'utf8');
+  writeFileSync(probed, html.replace(/<meta http-equiv="Content-Security-Policy"[^>]*>/, '').replace('</body>', `<script>${probe}
+    const pre = document.createElement('pre'); pre.id = 'probe'; pre.textContent = JSON.stringify(out); document.body.appendChild(pre);</script></body>`));
+  const dom = run('chromium', ['--headless', '--no-sandbox', '--disable-gpu', `--window-size=${size}`, '--virtual-time-budget=3000', '--dump-dom', `file://${probed}`], { timeoutMs: 60_000 });
+  rmSync(tmp, { recursive: true, force: true });
+  assert.equal(dom.status, 0, dom.stderr);
+  return JSON.parse(dom.stdout.match(/<pre id="probe">([^<]*)<\/pre>/)[1].replace(/&quot;/g, '"').replace(/&lt;/g, '<').replace(/&gt;/g, '>').replace(/&amp;/g, '&'));
+}
+
+// The first screen (1280x800): where the Summary and the first table are, and each finding's text
+// and bottom edge; a screenshot of exactly that screen kept as results/<testid>/first-screen.png.
+function firstScreen(reportDir) {
+  const found = probePage(
+    join(reportDir, 'report.html'),
+    `const s = document.getElementById('s-summary').getBoundingClientRect();
+     const t = document.querySelector('table').getBoundingClientRect();
+     const out = { summaryTop: s.top, summaryBottom: s.bottom, tableTop: t.top, height: window.innerHeight,
+       items: [...document.querySelectorAll('#s-summary li')].map((li) => ({ text: li.textContent, bottom: li.getBoundingClientRect().bottom })) };`,
+  );
+  const shot = join(reportDir, 'first-screen.png');
+  const r = run('chromium', ['--headless', '--no-sandbox', '--disable-gpu', '--window-size=1280,800', `--screenshot=${shot}`, `file://${join(reportDir, 'report.html')}`], { timeoutMs: 60_000 });
+  assert.equal(r.status, 0, r.stderr);
+  const png = readFileSync(shot);
+  assert.equal(png.subarray(1, 4).toString(), 'PNG');
+  assert.deepEqual([png.readUInt32BE(16), png.readUInt32BE(20)], [1280, 800], 'a screenshot of the first screen');
+  return found;
+}
+// The first screen answers: did it pass, did it regress, what is the worst API.
+function assertFirstScreen(found, { pass, regress }) {
+  assert.ok(found.summaryTop < found.tableTop && found.summaryBottom <= found.tableTop, `the Summary (${found.summaryTop}-${found.summaryBottom}px) is above the first table (${found.tableTop}px)`);
+  const on = (re, what) => {
+    const item = found.items.find((i) => re.test(i.text));
+    assert.ok(item, `${what}: ${found.items.map((i) => i.text).join(' / ')}`);
+    assert.ok(item.bottom <= found.height, `${what} on the first screen: ends at ${item.bottom}px of ${found.height}`);
+  };
+  on(pass, 'did it pass');
+  on(regress, 'did it regress');
+  on(/^Worst API \(highest p95 with the most users\): \S+ \//, 'what is the worst API');
+}
+
+test('response-time table: every cell is summary.json\'s number (seconds, one row per user count and transaction)', () => {
+  const { head, rows } = mdTable(md, 'Response times');
+  assert.equal(rows.length, 4, 'users 1 and 2 x check-in and check-out');
+  const col = (n) => head.indexOf(n);
   for (const r of summary.tables.responseTimes) {
-    const row = rows.find((x) => x[0] === String(r.vus));
-    assert.ok(row, `row for ${r.vus} users`);
-    assert.equal(row[1], r['check-in'].avg.toFixed(3));
-    assert.equal(row[3], r['check-in'].p75.toFixed(3));
-    assert.equal(row[8], r['check-out'].p95.toFixed(3));
-    assert.equal(Number(row[10]), r['check-out'].count);
+    for (const t of ['check-in', 'check-out']) {
+      const row = rows.find((x) => x[0] === String(r.vus) && x[1] === t);
+      assert.ok(row, `row for ${r.vus} users, ${t}`);
+      // the table's decimals: at least 3, more when its smallest figure would keep under 2 digits
+      const d = row[col('avg')].split('.')[1].length;
+      assert.ok(d >= 3, row.join(' | '));
+      for (const s of ['avg', 'p75', 'p95']) assert.equal(row[col(s)], r[t][s].toFixed(d));
+      assert.equal(Number(row[col('n')]), r[t].count);
+    }
   }
+  for (const r of rows) for (const c of r.slice(2, 6)) assert.doesNotMatch(c, /^0\.00[01]$/, 'no cell rounds to 0.001 s');
 });
 
 // The step windows, recomputed with another query shape than the report's (raw rows, not first/last).
@@ -79,36 +143,62 @@ test('errors table: the failed requests InfluxDB holds for the run (by status), 
   else assert.equal(mdTable(md, 'Errors by API').rows.reduce((n, r) => n + Number(r[2]), 0), failed);
 });
 
-test('module versions: what the target answers, or "not available" without failing', async () => {
-  let ids = null;
-  try {
-    const res = await fetch(`http://127.0.0.1:${env('FP_MINIFOLIO_PORT')}/_/proxy/tenants/fs09000000/modules`);
-    if (res.ok) ids = (await res.json()).map((m) => m.id);
-  } catch {
-    // minifolio stopped: the report said not available
-  }
-  if (ids && ids.length) for (const id of ids) assert.match(md, new RegExp(`\\| ${id.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')} \\|`));
-  else assert.match(md, /Module versions: not available/);
+test('the record: what the target announced and the checkout was at the run\'s start, no barcode or password', async () => {
+  const rec = summary.meta.record;
+  assert.ok(rec, 'summary.json meta.record');
+  assert.equal(rec.platform, 'Okapi');
+  // minifolio still runs the fast profile: the same list as now
+  assert.deepEqual(rec.modules.map((m) => m.id).sort(), await announced());
+  assert.deepEqual(versionRows(md), await announced());
+  assert.match(rec.gateway, /^okapi \d/);
+  assert.equal(rec.k6.version, /k6 v(\S+)/.exec(run(bin('k6'), ['version']).stdout)[1]);
+  assert.equal(rec.folioPerf.commit, run('git', ['rev-parse', 'HEAD']).stdout.trim());
+  assert.equal(rec.machine.cores, availableParallelism());
+  assert.ok(rec.machine.memoryBytes > 2 ** 28);
+  assert.deepEqual(rec.load, { profile: 'smoke', steps: [1, 2], stepDuration: '20s', think: 'none' });
+  assert.equal(rec.data.items, Number(sql('SELECT count(*) FROM fs09000000_mod_inventory_storage.item')));
+  assert.equal(rec.data.users, Number(sql('SELECT count(*) FROM fs09000000_mod_users.users')));
+  assert.equal(rec.data.instances, Number(sql('SELECT count(*) FROM fs09000000_mod_inventory_storage.instance')));
+  assert.deepEqual(rec.problems, []);
+  // the Setup table says the same
+  const kv = Object.fromEntries(mdTable(md, 'The run').rows);
+  assert.equal(kv.Platform, 'Okapi');
+  assert.equal(kv['Data: items'], String(rec.data.items));
+  assert.equal(kv.k6, rec.k6.version);
+  // no barcode of the items and patrons the run used, no password, anywhere in summary.json
+  const text = readFileSync(join(dir, 'summary.json'), 'utf8');
+  const barcodes = sql(`(SELECT i.jsonb->>'barcode' FROM fs09000000_mod_circulation_storage.loan l JOIN fs09000000_mod_inventory_storage.item i ON i.id = (l.jsonb->>'itemId')::uuid LIMIT 50)
+    UNION ALL (SELECT u.jsonb->>'barcode' FROM fs09000000_mod_circulation_storage.loan l JOIN fs09000000_mod_users.users u ON u.id = (l.jsonb->>'userId')::uuid LIMIT 50)`).split('\n').filter(Boolean);
+  assert.ok(barcodes.length > 0, 'the run made loans');
+  for (const b of barcodes) assert.ok(!text.includes(b), `barcode ${b} in summary.json`);
+  assert.ok(!text.includes(env('FOLIO_DB_PASSWORD')), 'the database password');
+  // the record's requests count in no table: not in the errors, not in the per-API tables
+  const named = await influxQuery(`SELECT count("value") FROM "http_reqs" WHERE "testid" = '${testid}' AND "name" =~ /^record / GROUP BY "name"`);
+  assert.ok(named.length >= 4, 'setup made the record\'s requests');
+  assert.doesNotMatch(md, /\| record GET/);
 });
 
-test('the HTML in headless Chromium: tables and every chart with its series, nothing overflows; screenshot kept', () => {
-  const html = readFileSync(join(dir, 'report.html'), 'utf8');
-  // A copy without the page's no-script policy plus a probe that writes its findings into the DOM.
-  const probe = `<script>
-    const svgs = [...document.querySelectorAll('svg.chart')];
-    const out = { tables: [...document.querySelectorAll('table')].map((t) => t.id), tableRight: [...document.querySelectorAll('table')].map((t) => [t.id, t.getBoundingClientRect().right]), charts: svgs.map((s) => ({ title: s.getAttribute('aria-label'), names: [...s.querySelectorAll('path.series')].map((p) => p.dataset.series), paths: [...s.querySelectorAll('path.series')].map((p) => Number(p.dataset.points)), lines: [...s.querySelectorAll('path.series')].map((p) => (p.getAttribute('d').match(/L/g) || []).length), right: s.getBoundingClientRect().right })), scrollWidth: document.documentElement.scrollWidth, width: window.innerWidth };
-    const pre = document.createElement('pre'); pre.id = 'probe'; pre.textContent = JSON.stringify(out); document.body.appendChild(pre);
-  </script>`;
-  const tmp = mkdtempSync(join(tmpdir(), 'fp-report-'));
-  const probed = join(tmp, 'probe.html');
-  writeFileSync(probed, html.replace(/<meta http-equiv="Content-Security-Policy"[^>]*>/, '').replace('</body>', `${probe}</body>`));
-  const chrome = ['--headless', '--no-sandbox', '--disable-gpu', '--window-size=1280,2000', '--virtual-time-budget=3000'];
-  const dom = run('chromium', [...chrome, '--dump-dom', `file://${probed}`], { timeoutMs: 60_000 });
-  assert.equal(dom.status, 0, dom.stderr);
-  const found = JSON.parse(dom.stdout.match(/<pre id="probe">([^<]*)<\/pre>/)[1].replace(/&quot;/g, '"').replace(/&amp;/g, '&'));
-  for (const id of ['setup', 'steps', 'cico-response-times', 'modules']) assert.ok(found.tables.includes(id), `table ${id}: ${found.tables}`);
-  assert.equal(found.charts.length, 4, 'response time, CPU, throughput, memory');
+test('the Summary: every finding\'s numbers are in the row it cites; a clean run passes and says why regression is not judged', () => {
+  const items = checkSummary(md);
+  assert.match(items[0].text, /^\*\*passed\*\*: SLO thresholds, (\d+) of \1 held$/);
+  assert.ok(items.some((i) => i.cannot && /Regression verdict: no previous release given/.test(i.text)));
+  assert.ok(items.some((i) => /^Worst API/.test(i.text)));
+  assert.ok(items.some((i) => i.cannot && /Longevity: the run changes its load/.test(i.text)), 'no longevity verdict on a stepped run');
+  assert.ok(!/^## Longevity$/m.test(md), 'no Longevity section');
+});
+
+test('the HTML in headless Chromium: tables and every chart with its series, nothing overflows; the first screen answers; screenshots kept', () => {
+  const found = probePage(
+    join(dir, 'report.html'),
+    `const svgs = [...document.querySelectorAll('svg.chart')];
+    const out = { tables: [...document.querySelectorAll('table')].map((t) => t.id), tableRight: [...document.querySelectorAll('table')].map((t) => [t.id, t.getBoundingClientRect().right]), charts: svgs.map((s) => ({ title: s.getAttribute('aria-label'), section: s.closest('section').id, names: [...s.querySelectorAll('path.series')].map((p) => p.dataset.series), paths: [...s.querySelectorAll('path.series')].map((p) => Number(p.dataset.points)), lines: [...s.querySelectorAll('path.series')].map((p) => (p.getAttribute('d').match(/L/g) || []).length), right: s.getBoundingClientRect().right, labels: [...s.querySelectorAll('text.step-label, text.legend')].map((t) => { const r = t.getBoundingClientRect(); return [r.left, r.right, r.top, r.bottom, t.textContent]; }) })), scrollWidth: document.documentElement.scrollWidth, width: window.innerWidth };`,
+    '1280,2000',
+  );
+  for (const id of ['verdict', 'thresholds', 'setup', 'steps', 'module-versions', 'cico-response-times', 'cico-apis', 'modules']) assert.ok(found.tables.includes(id), `table ${id}: ${found.tables}`);
+  assert.equal(found.charts.length, 4, 'response time, throughput, CPU, memory');
   const byTitle = (t) => found.charts.find((c) => c.title.startsWith(t));
+  // beside the section each explains
+  assert.deepEqual(found.charts.map((c) => c.section), ['s-cico', 's-cico', 's-modules', 's-modules']);
   assert.equal(byTitle('Response time').paths.length, 2, 'check-in and check-out');
   assert.equal(byTitle('Throughput').paths.length, 2);
   assert.ok(byTitle('Module CPU').paths.length >= 5, 'a path per module');
@@ -127,19 +217,26 @@ test('the HTML in headless Chromium: tables and every chart with its series, not
       drawn(c, c.names.indexOf(m));
     }
   }
+  // no two labels of a chart overlap as the browser drew them (step labels, legend)
+  for (const c of found.charts) {
+    for (let i = 0; i < c.labels.length; i++) {
+      for (let j = i + 1; j < c.labels.length; j++) {
+        const [a, b] = [c.labels[i], c.labels[j]];
+        assert.ok(a[1] <= b[0] || b[1] <= a[0] || a[3] <= b[2] || b[3] <= a[2], `${c.title}: "${a[4]}" and "${b[4]}" overlap`);
+      }
+    }
+  }
   assert.ok(found.scrollWidth <= found.width, `page ${found.scrollWidth}px wide in a ${found.width}px window`);
   for (const c of found.charts) assert.ok(c.right <= found.width, `${c.title} ends at ${c.right}px`);
   // a table wider than its box would scroll inside it: none does
   for (const [id, right] of found.tableRight) assert.ok(right <= found.width - 16, `table ${id} ends at ${right}px`);
 
+  assertFirstScreen(firstScreen(dir), { pass: /^passed: SLO thresholds/, regress: /^Not judged: Regression verdict/ });
   const shot = join(dir, 'report-screenshot.png');
   // Tall enough for the whole page of a two-step run, charts included.
-  const r = run('chromium', [...chrome.filter((a) => !a.startsWith('--window-size')), '--window-size=1280,3400', `--screenshot=${shot}`, `file://${join(dir, 'report.html')}`], { timeoutMs: 60_000 });
+  const r = run('chromium', ['--headless', '--no-sandbox', '--disable-gpu', '--window-size=1280,5200', `--screenshot=${shot}`, `file://${join(dir, 'report.html')}`], { timeoutMs: 60_000 });
   assert.equal(r.status, 0, r.stderr);
-  const png = readFileSync(shot);
-  assert.equal(png.subarray(1, 4).toString(), 'PNG');
-  assert.equal(png.readUInt32BE(16), 1280, 'screenshot width');
-  rmSync(tmp, { recursive: true, force: true });
+  assert.equal(readFileSync(shot).readUInt32BE(16), 1280, 'screenshot width');
 });
 
 test('compare of the run with itself: every row within noise', () => {
@@ -149,8 +246,10 @@ test('compare of the run with itself: every row within noise', () => {
   const rows = mdTable(cmp, 'Response times').rows;
   assert.equal(rows.length, 16);
   assert.ok(rows.every((x) => x[5] === 'within noise' && x[3] === '+0.0%'), JSON.stringify(rows));
-  // the database and longevity tables too: the same statements, periods and modules, no change
-  for (const caption of ['Statements in the top 10', 'Response time per period', 'RMB "Doing … without index"']) {
+  // the database tables too: the same statements and modules, no change; periods are not compared
+  // for a stepped run (longevity cannot judge one), and the comparison says why
+  assert.match(cmp, /Response time per period: not compared \(A: the run changes its load/);
+  for (const caption of ['Statements in the top 10', 'RMB "Doing … without index"']) {
     const t = mdTable(cmp, caption).rows;
     assert.ok(t.length > 0, caption);
     assert.ok(t.every((x) => ['within noise', '-'].includes(x[5]) && ['+0.0%', '-'].includes(x[3])), `${caption}: ${JSON.stringify(t)}`);
@@ -159,22 +258,73 @@ test('compare of the run with itself: every row within noise', () => {
 });
 
 // A lotus run beside the fast one: lotus adds service time (check-in about 0.6 s, check-out about
-// 1 s) where fast has none, so every response-time row of the comparison has B slower than A by
-// far more than the gate's tolerance and slack, and the two POSTs are slow APIs only under lotus.
-test('compare of a fast and a lotus run: lotus regressed on every response-time row; swapped, improved', () => {
+// 1 s) where fast has none, so every response-time row against fast has lotus slower by far more
+// than the gate's tolerance and slack, and the two POSTs are slow APIs only under lotus. Its
+// thresholds file (a copy of thresholds.json) gives check-out 1 ms, so it fails a threshold.
+test('a lotus run with a failed threshold, against the fast run: FAILED and regressed on the first screen, every finding in its row; the fast report still lists fast\'s versions; swapped, improved; compare', async () => {
   const lotus = `${testid}-lotus`;
+  const tight = JSON.parse(readFileSync(join(repo, 'thresholds.json'), 'utf8'));
+  tight.workflows.cico.transactions['check-out']['p(95)'] = 1;
+  const thresholds = join('results', `${lotus}-thresholds.json`);
+  writeFileSync(join(repo, thresholds), JSON.stringify(tight));
+  const fastVersions = await announced();
   const r = run(process.execPath, [join(repo, 'tools', 'folio-perf.mjs'), 'run'], {
-    env: { PROFILE: 'smoke', VUS: '1,2', DURATION: '20s', MINIFOLIO_PROFILE: 'lotus', TESTID: lotus },
+    env: { PROFILE: 'smoke', VUS: '1,2', DURATION: '20s', MINIFOLIO_PROFILE: 'lotus', TESTID: lotus, THRESHOLDS: thresholds },
     timeoutMs: 300_000,
   });
-  assert.equal(r.status, 0, r.stdout + r.stderr);
-  const table = (a, b, caption) => {
-    const c = cli(['compare', a, b]);
+  const reportOf = (id, args = []) => {
+    const c = cli(['report', id, ...args]);
     assert.equal(c.status, 0, c.stdout + c.stderr);
-    return mdTable(readFileSync(join(repo, 'results', `compare-${a}-vs-${b}`, 'report.md'), 'utf8'), caption).rows;
+    return readFileSync(join(repo, 'results', id, 'report.md'), 'utf8');
   };
   try {
-    const rows = table(testid, lotus, 'Response times');
+    assert.equal(r.status, 99, `the threshold fails the run (k6's 99)\n${r.stdout.slice(-2000)}${r.stderr}`);
+    // minifolio now runs lotus: it announces other versions, and fast's report still has fast's
+    const now = await announced();
+    assert.notDeepEqual(now, fastVersions, 'lotus announces other module versions than fast');
+    assert.deepEqual(versionRows(reportOf(testid)), fastVersions, "the fast run's report: the versions announced at its start");
+    const lotusMd = reportOf(lotus, ['--against', testid]);
+    assert.deepEqual(versionRows(lotusMd), now);
+
+    // findings: FAILED first with the failed threshold, then regressed against fast; every number in its row
+    const items = checkSummary(lotusMd);
+    assert.match(items[0].text, /^\*\*FAILED\*\*: SLO thresholds, 1 of \d+ failed$/);
+    assert.match(items[1].text, /^Threshold failed: `transaction_duration\{transaction:check-out\}` `p\(95\)<1`, measured \d+\.\d ms$/);
+    const reg = items.find((i) => /against `fast`: \d+ of \d+ compared rows regressed/.test(i.text));
+    assert.ok(reg, items.map((i) => i.text).join('\n'));
+    assert.match(reg.text, /^\*\*regressed\*\*/);
+    assert.ok(items.some((i) => /^`check-out` at 2 users: avg \d+\.\d+ s, \d+\.\d% slower than `fast`/.test(i.text)), 'X % slower than the previous release');
+    const found = firstScreen(join(repo, 'results', lotus));
+    assertFirstScreen(found, { pass: /^FAILED: SLO thresholds/, regress: /^regressed against fast/ });
+
+    // the response-time table: A (fast), B (lotus), Δ, verdict, every row regressed
+    const rt = mdTable(lotusMd, 'Response times');
+    assert.match(rt.caption, /A = fast \(e2e-report-\d+\), B = this run/);
+    assert.equal(rt.rows.length, 4);
+    const col = (n) => rt.head.indexOf(n);
+    for (const row of rt.rows) {
+      assert.ok(Number(row[col('p95 B')]) > Number(row[col('p95 A')]), row.join(' | '));
+      assert.match(row[col('Δ avg')], /^\+\d/);
+      assert.match(row[col('Verdict')], /^regressed: /, row.join(' | '));
+    }
+    // the two POSTs: slow only under lotus, so their rows are there and regressed
+    const slow = mdTable(lotusMd, 'Slow APIs');
+    for (const api of ['POST /circulation/check-out-by-barcode', 'POST /circulation/check-in-by-barcode']) {
+      const row = slow.rows.find((x) => x[0] === api && x[1] === '2');
+      assert.ok(row, `${api} in the slow-API table: ${JSON.stringify(slow.rows)}`);
+      assert.match(row[slow.head.indexOf('Verdict')], /^regressed/, row.join(' | '));
+    }
+    // fast against lotus: the same rows improved
+    const back = reportOf(testid, ['--against', lotus]);
+    checkSummary(back);
+    const bt = mdTable(back, 'Response times');
+    for (const row of bt.rows) assert.match(row[bt.head.indexOf('Verdict')], /^improved: /, row.join(' | '));
+    assert.ok(checkSummary(back).some((i) => /faster than `lotus`/.test(i.text)));
+
+    // compare remains for two arbitrary runs
+    const c = cli(['compare', testid, lotus]);
+    assert.equal(c.status, 0, c.stdout + c.stderr);
+    const rows = mdTable(readFileSync(join(repo, 'results', `compare-${testid}-vs-${lotus}`, 'report.md'), 'utf8'), 'Response times').rows;
     assert.equal(rows.length, 16, 'users 1 and 2 x check-in/check-out x avg/p50/p75/p95');
     for (const [label, a, b, delta, times, v] of rows) {
       assert.ok(Number(b) > Number(a), `${label}: lotus ${b} s > fast ${a} s`);
@@ -182,22 +332,11 @@ test('compare of a fast and a lotus run: lotus regressed on every response-time 
       assert.ok(Number(times.replace(/x$/, '')) < 1, `${label}: times better ${times} < 1`);
       assert.equal(v, 'regressed', label);
     }
-    // the POSTs: slow only under lotus, so their rows are there and regressed
-    const slow = table(testid, lotus, 'APIs slow');
-    for (const api of ['POST /circulation/check-out-by-barcode', 'POST /circulation/check-in-by-barcode']) {
-      const row = slow.find((x) => x[0].startsWith(api));
-      assert.ok(row, `${api} in the slow-API comparison: ${JSON.stringify(slow)}`);
-      assert.equal(row[5], 'regressed', row.join(' | '));
-    }
-    // B the faster run: the same rows the other way round
-    const back = table(lotus, testid, 'Response times');
-    for (const [label, , , delta, times, v] of back) {
-      assert.match(delta, /^-\d/, `${label}: Δ % negative`);
-      assert.ok(Number(times.replace(/x$/, '')) > 1, `${label}: times better ${times} > 1`);
-      assert.equal(v, 'improved', label);
-    }
   } finally {
-    for (const d of [lotus, `compare-${testid}-vs-${lotus}`, `compare-${lotus}-vs-${testid}`]) rmSync(join(repo, 'results', d), { recursive: true, force: true });
+    for (const d of [lotus, `compare-${testid}-vs-${lotus}`]) rmSync(join(repo, 'results', d), { recursive: true, force: true });
+    rmSync(join(repo, thresholds), { force: true });
+    // the fast report as the earlier tests read it
+    cli(['report', testid]);
   }
 });
 
@@ -227,7 +366,7 @@ test('a run interrupted with SIGINT in its first step: the report says so and re
   const text = readFileSync(join(repo, 'results', id, 'report.md'), 'utf8');
   assert.match(text, /This run was interrupted: 1 of 2 steps have samples/);
   assert.deepEqual(mdTable(text, 'User-count steps').rows.map((x) => x[0]), ['1']);
-  assert.equal(mdTable(text, 'Response times').rows.length, 1);
+  assert.deepEqual([...new Set(mdTable(text, 'Response times').rows.map((x) => x[0]))], ['1'], 'the rows of the step that ran');
   rmSync(join(repo, 'results', id), { recursive: true, force: true });
 });
 
@@ -264,6 +403,16 @@ test('bad input: one line with the fix, exit 1, no report left behind', async (t
     assert.match(oneLine(cli(['report', `${testid}-elsewhere`])), /has no samples of run/);
     assert.ok(!existsSync(join(other, 'report.md')) && !existsSync(join(other, 'report.html')));
     rmSync(other, { recursive: true });
+  });
+  await t.test('--against: neither a run nor a baseline; a run of another workflow', () => {
+    assert.match(oneLine(cli(['report', testid, '--against', 'no-such-run'])), /--against no-such-run is neither a run under results\/ nor a baseline file/);
+    const other = join(repo, 'results', `${testid}-other`);
+    mkdirSync(other, { recursive: true });
+    writeFileSync(join(other, 'summary.json'), JSON.stringify({ ...summary, meta: { ...summary.meta, workflow: 'search', testid: `${testid}-other` } }));
+    assert.match(oneLine(cli(['report', testid, '--against', `${testid}-other`])), /is a search run and this a cico run/);
+    rmSync(other, { recursive: true });
+    // the report asks no FOLIO (the run recorded what was tested): it takes no FOLIO URL
+    assert.match(oneLine(cli(['report', testid, '--folio-url', 'http://127.0.0.1:1'])), /Unknown option '--folio-url'/);
   });
   await t.test('compare of two workflows', () => {
     const other = join(repo, 'results', `${testid}-search`);

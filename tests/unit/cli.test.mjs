@@ -184,7 +184,8 @@ test('run settings: each bad one is one line with the fix, checked before anythi
   assert.equal(ext.external, true);
   assert.equal(ext.release, '');
   assert.equal(ext.testid, 'search-20261122T030000Z-folio');
-  assert.equal(runPlan({ K6_ENV: 'mylib' }, ctx).testid, 'cico-20261122T030000Z-mylib');
+  assert.equal(runPlan({ FOLIO_ENV: 'mylib' }, ctx).testid, 'cico-20261122T030000Z-mylib');
+  assert.equal(runPlan({ K6_ENV: 'mylib' }, ctx).testid, 'cico-20261122T030000Z-mylib', "FOLIO_ENV's old name");
   const bad = [
     [{ WORKFLOW: 'circulation' }, "unknown WORKFLOW 'circulation'; fix: use one of WORKFLOW=cico, WORKFLOW=search"],
     [{ RUNNERS: '0' }, "RUNNERS '0' is not a number of k6 processes from 1 to 16; fix: use e.g. RUNNERS=2"],
@@ -249,4 +250,40 @@ test('docs/cli.md names every command, option and run setting, in lines of at mo
   const { RUN_SETTINGS } = await import('../../tools/run/settings.mjs');
   for (const [names] of RUN_SETTINGS) for (const n of names.split(', ')) assert.match(doc, new RegExp(`\`${n}\``), n);
   for (const [i, l] of doc.split('\n').entries()) assert.ok(l.length <= 120, `docs/cli.md:${i + 1} is ${l.length} characters`);
+});
+
+test('the search run at a scale: OpenSearch gets a heap for the index, the reindex bound grows, a complete index is kept', async () => {
+  const search = await runWorkflow('search');
+  const run = async (env) => {
+    const steps = [];
+    const ctx = {
+      env,
+      plan: runPlan(env, { workflows: ['cico', 'search'], minifolioProfiles: ['fast'], now: new Date('2026-11-26T00:00:00Z') }),
+      defaults: { FP_OPENSEARCH_PORT: '59199', FP_TENANT: 'fs09000000', FP_REINDEX_TENANT: 'fs09000001', FP_USER: 'folio_admin' },
+      say() {},
+      minifolio: 'bin/minifolio',
+      minifolioUrl: 'http://127.0.0.1:9130',
+      step: async (cmd, args, opts) => steps.push({ cmd, args, heap: opts?.env?.FP_OPENSEARCH_HEAP }),
+    };
+    await search.minifolioArgs(ctx);
+    await search.afterReset(ctx);
+    return steps;
+  };
+  const demo = await run({});
+  assert.equal(demo[0].heap, '512m');
+  const m = await run({ SEED_SCALE: '1m' });
+  assert.deepEqual([m[0].cmd, m[0].args, m[0].heap], ['stack/stack.sh', ['up', 'search'], '2g']);
+  assert.equal((await run({ SEED_SCALE: 'ptf' }))[0].heap, '4g');
+  assert.equal((await run({ SEED_SCALE: 'ptf', FP_OPENSEARCH_HEAP: '1g' }))[0].heap, '1g', 'the setting wins');
+  // tenant A: the scale's sizes without a patron history; both indexes kept when complete
+  const seed = m.find((s) => s.args[0] === 'seed');
+  assert.deepEqual(seed.args.slice(-4), ['--scale', '1m', '--events-per-user', '0']);
+  const index = m.filter((s) => s.args[0]?.endsWith('search-index.mjs'));
+  assert.equal(index.length, 2);
+  for (const s of index) {
+    assert.ok(s.args.includes('--if-incomplete'), s.args.join(' '));
+    assert.equal(s.args[s.args.indexOf('--timeout') + 1], '10800');
+  }
+  const demoIndex = demo.find((s) => s.args[0]?.endsWith('search-index.mjs')).args;
+  assert.equal(demoIndex[demoIndex.indexOf('--timeout') + 1], '600');
 });

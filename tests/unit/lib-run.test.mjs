@@ -7,9 +7,11 @@ import { loadRun as loadRunK6 } from '../../lib/k6/run.js';
 import * as thresholds from '../../lib/thresholds.js';
 import * as summary from '../../lib/cico/summary.js';
 import { cico } from '../../lib/workflows/cico.js';
+import * as record from '../../lib/record.js';
 
-// In k6, VU 0 loads these two through require(); here they come from the imports above.
-const vuZeroModules = { '../thresholds.js': thresholds, '../cico/summary.js': summary };
+// In k6, VU 0 loads these through require(); here they come from the imports above (the record's
+// k6 half imports k6/http: its pure half gives what init uses, gitCommit).
+const vuZeroModules = { '../thresholds.js': thresholds, '../cico/summary.js': summary, './record.js': record };
 const loadRun = (p) => loadRunK6({ load: (path) => vuZeroModules[path], ...p });
 
 const root = new URL('../../', import.meta.url);
@@ -64,7 +66,8 @@ test('BASELINE adds regression rules next to the SLOs', () => {
 
 test('bad inputs are refused in init, one line each', () => {
   assert.match(refusal({ PROFILE: 'huge' }), /PROFILE "huge" is unknown/);
-  assert.match(refusal({ K6_ENV: 'nowhere' }), /environment file env\/nowhere\.json cannot be read; fix: create env\/nowhere\.json/);
+  assert.match(refusal({ FOLIO_ENV: 'nowhere' }), /environment file env\/nowhere\.json cannot be read; fix: create env\/nowhere\.json/);
+  assert.match(refusal({ K6_ENV: 'nowhere' }), /environment file env\/nowhere\.json cannot be read/, 'the old name still names the file');
   assert.match(refusal({ FOLIO_PASSWORD: '' }), /FOLIO_PASSWORD is not set/);
   assert.match(refusal({ THINK: 'lots' }), /THINK "lots"/);
   assert.match(refusal({ DISTRIBUTION: '40-40' }), /adds up to 80/);
@@ -94,10 +97,10 @@ test("a load VU's own init (vu >= 1) gets what an iteration needs, and never loa
   assert.equal(run.perVu, 50);
   assert.equal(run.distribution.checkIn, 43);
   assert.deepEqual(Object.keys(run.profile.scenarios), ['vus_1']);
-  // VU 0 loads both, once each.
+  // VU 0 loads them, once each.
   const zero = [];
   loadRunK6({ read, env, workflow: cico, load: (path) => (zero.push(path), vuZeroModules[path]) });
-  assert.deepEqual(zero, ['../thresholds.js', '../cico/summary.js']);
+  assert.deepEqual(zero, ['../thresholds.js', '../cico/summary.js', './record.js']);
 });
 
 test('INSTANCE: one runner of a split run tags its samples instance=<name>; a bad name is refused', () => {

@@ -10,8 +10,9 @@ import * as report from '../../lib/search/summary.js';
 import { search } from '../../lib/workflows/search.js';
 import { cico } from '../../lib/workflows/cico.js';
 import { TEMPLATE_NAMES } from '../../lib/search/templates.js';
+import * as record from '../../lib/record.js';
 
-const modules = { '../thresholds.js': thresholds, '../search/summary.js': report };
+const modules = { '../thresholds.js': thresholds, '../search/summary.js': report, './record.js': record };
 const root = new URL('../../', import.meta.url);
 const read = (p) => readFileSync(p.startsWith('/') ? p : new URL(p, root), 'utf8');
 const env = { FOLIO_PASSWORD: 'admin', TESTID: 'search-test-1' };

@@ -28,10 +28,12 @@ test('compareDatabase: statements matched by queryid with a 1 ms slack, connecti
 
 test('compareLongevity: p95 per period in seconds with the gate\'s verdict; each run\'s leak verdict', () => {
   const p = (vals) => ['first third', 'middle third', 'last third'].map((label, i) => ({ label, rows: [{ name: 'check-out', p95: vals[i] }] }));
-  const flat = Array.from({ length: 10 }, (_, i) => [i * 60000, 100 * 1048576]);
-  const climbing = Array.from({ length: 10 }, (_, i) => [i * 60000, (100 + i) * 1048576]);
-  const A = data([], null, [], p([100, 100, 100]), [{ module: 'mod-x', mem: flat }]);
-  const B = data([], null, [], p([100, 150, 400]), [{ module: 'mod-x', mem: climbing }]);
+  const flat = Array.from({ length: 31 }, (_, i) => [i * 60000, 100 * 1048576]);
+  const climbing = Array.from({ length: 31 }, (_, i) => [i * 60000, (100 + i) * 1048576]);
+  // one constant load of 30 minutes each: runs longevity can judge
+  const steps = [{ vus: 20, fromMs: 0, toMs: 30 * 60000 }];
+  const A = { ...data([], null, [], p([100, 100, 100]), [{ module: 'mod-x', mem: flat }]), steps };
+  const B = { ...data([], null, [], p([100, 150, 400]), [{ module: 'mod-x', mem: climbing }]), steps };
   const [per, mem] = compareLongevity(A, B, { tolerance: 0.25, slackMs: 75 });
   assert.deepEqual(per.rows.map((r) => [r[0], r[1], r[2], r[5]]), [
     ['check-out, first third p95', '0.100', '0.100', 'within noise'],
@@ -39,4 +41,9 @@ test('compareLongevity: p95 per period in seconds with the gate\'s verdict; each
     ['check-out, last third p95', '0.100', '0.400', 'regressed'],
   ]);
   assert.deepEqual(mem.rows, [['mod-x', '0.0', '60.0', 'no leak', 'leak']]);
+  // a stepped run's periods compare different loads: not compared, and the reason given
+  const stepped = { ...B, steps: [{ vus: 1, fromMs: 0, toMs: 60000 }, { vus: 5, fromMs: 60000, toMs: 120000 }] };
+  const [not] = compareLongevity(A, stepped, { tolerance: 0.25, slackMs: 75 });
+  assert.equal(not.type, 'text');
+  assert.match(not.text, /not compared \(B: the run changes its load/);
 });

@@ -2,11 +2,12 @@
 // counts, the run's periods and the leak rule.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { diffStatements, topStatements, normaliseQuery, diffCounts, lineTime, countWithoutIndex } from '../../tools/report/db-statements.mjs';
-import { periods, memoryTrend, moduleTrends, judgedWindow, LEAK_RULE, describeLeakRule } from '../../tools/report/longevity.mjs';
+import { diffStatements, topStatements, normaliseQuery, diffCounts, lineTime, countWithoutIndex, withoutIndexField, fieldCounts, diffFieldCounts } from '../../tools/report/db-statements.mjs';
+import { periods, memoryTrend, moduleTrends, judgedWindow, LEAK_RULE, describeLeakRule, longevityJudgement, LONGEVITY_RULE } from '../../tools/report/longevity.mjs';
 import { linearFit } from '../../tools/report/stats.mjs';
 import { databaseSection } from '../../tools/report/sections-db.mjs';
 import { longevitySection } from '../../tools/report/sections-longevity.mjs';
+import { memoryTrendBlocks } from '../../tools/report/sections-modules.mjs';
 
 const st = (queryid, calls, total_ms, rows, query = `q${queryid}`) => ({ queryid, query, calls, total_ms, rows });
 
@@ -54,7 +55,11 @@ test('lineTime reads RMB, slog and offset timestamps; countWithoutIndex keeps th
     '2024-03-01T10:42:00,001 WARN  CQL2PgJSON Doing wildcard LIKE search without index for barcode',
     '2024-03-01T10:43:00,001 INFO  CQL2PgJSON Doing a search with an index', // not a warning
   ].join('\n');
-  assert.deepEqual(countWithoutIndex(log, from, to), { inRun: 5, undated: 1 });
+  // each in-run line by the field it names (RMB's SQL-side spelling read as its JSON path)
+  assert.deepEqual(countWithoutIndex(log, from, to), { inRun: 5, undated: 1, fields: { userId: 2, itemId: 1, pickupServicePointId: 1, barcode: 1 } });
+  assert.equal(withoutIndexField("Doing SQL query without index for jsonb->'status'->>'name', CQL"), 'status.name');
+  assert.deepEqual(fieldCounts(log), { userId: 3, itemId: 3, pickupServicePointId: 1, barcode: 1 });
+  assert.deepEqual(diffFieldCounts({ 'mod-a': { userId: 2 } }, { 'mod-a': { userId: 5, itemId: 1 }, 'mod-b': {} }), { 'mod-a': { userId: 3, itemId: 1 }, 'mod-b': {} });
 });
 
 test('periods: hours for 3 h or more, thirds below, contiguous and covering the run', () => {
@@ -103,37 +108,58 @@ test('memoryTrend: steady growth is a leak; saw-teeth, flat or short series are 
 });
 
 test('databaseSection and longevitySection build their tables, and say what is missing', () => {
-  const db = { statements: diffStatements([], [st('1', 2, 10, 2, 'SELECT\n 1')]), withoutIndex: { 'mod-a': 0, 'mod-b': 7 }, withoutIndexSource: 'x' };
-  const s = databaseSection(db, [{ vus: 1, phase: null, avg: 4.5, max: 6 }]);
+  const db = { statements: diffStatements([], [st('1', 2, 10, 2, 'SELECT\n 1')]), withoutIndex: { 'mod-a': 0, 'mod-b': 7 }, withoutIndexFields: { 'mod-b': { userId: 6, itemId: 1 } }, withoutIndexSource: 'x' };
+  const s = databaseSection(db, [{ vus: 1, phase: null, avg: 4.5, max: 6 }, { vus: 5, phase: null, avg: 9, max: 12 }]);
   const t = (id) => s.blocks.find((b) => b.id === id);
-  assert.deepEqual(t('db-top-total').rows, [['SELECT 1', '2', '10.0', '5.00', '2']]);
-  assert.deepEqual(t('db-without-index').rows, [['mod-b', '7'], ['mod-a', '0']]);
+  assert.deepEqual(t('db-top-total').rows, [['1', 'SELECT 1', '2', '10.0', '5.00', '2']]);
+  assert.deepEqual(t('db-without-index').rows, [['mod-b', '7', 'userId (6), itemId (1)'], ['mod-a', '0', '-']]);
   assert.match(t('db-without-index').caption, /total 7/);
-  assert.deepEqual(t('db-connections').rows, [['1', '4.5', '6']]);
+  // connections, and their change from the first step
+  assert.deepEqual(t('db-connections').rows, [['1', '4.5', '6', '-'], ['5', '9.0', '12', '+100.0%']]);
   const none = databaseSection({ statements: null, withoutIndex: null }, []);
   assert.equal(none.blocks.filter((b) => b.type === 'text').length, 2);
 
+  // transactions in seconds (one decimals count for the table), search groups in milliseconds
   const lon = { kind: 'thirds', periods: ['first third', 'middle third', 'last third'].map((label, i) => ({ label, rows: [{ name: 'check-in', avg: 100 * (i + 1), p95: 200 * (i + 1), n: 5 }] })) };
-  const mods = [{ module: 'mod-x', mem: Array.from({ length: 10 }, (_, i) => [i * 60000, (100 + i) * 1048576]) }];
-  const l = longevitySection(lon, mods);
+  const l = longevitySection(lon);
   assert.deepEqual(l.blocks[0].rows, [['check-in', '0.100', '0.200', '0.200', '0.400', '0.300', '0.600', '+200.0%']]);
-  assert.match(l.blocks[0].caption, /shorter than 3 hours/);
-  assert.equal(l.blocks[1].rows[0][7], 'leak');
-  assert.equal(l.blocks[1].rows[0][5], '+60.0'); // second half: the same 1 MiB a minute
-  assert.equal(l.blocks[1].rows[0][6], '+8.6%'); // 9 MiB over the window on an average of 104.5
-  assert.match(l.blocks[2].text, /mod-x leaks/);
+  assert.match(l.blocks[0].caption, /shorter than 3 hours.*\(seconds\)/);
+  const fast = { kind: 'thirds', periods: lon.periods.map((p) => ({ ...p, rows: p.rows.map((r) => ({ ...r, avg: r.avg / 50, p95: r.p95 / 50 })) })) };
+  assert.deepEqual(longevitySection(fast).blocks[0].rows[0].slice(1, 3), ['0.0020', '0.0040'], 'no cell rounds to 0.001 s: more decimals for the whole table');
+  assert.deepEqual(longevitySection(lon, 'group', 'ms').blocks[0].rows[0].slice(1, 3), ['100.0', '200.0']);
+
+  // the memory trend and leak verdict (the Modules section's)
+  const mods = [{ module: 'mod-x', mem: Array.from({ length: 10 }, (_, i) => [i * 60000, (100 + i) * 1048576]) }];
+  const [mem, text] = memoryTrendBlocks(mods, []);
+  assert.equal(mem.rows[0][7], 'leak');
+  assert.equal(mem.rows[0][5], '+60.0'); // second half: the same 1 MiB a minute
+  assert.equal(mem.rows[0][6], '+8.6%'); // 9 MiB over the window on an average of 104.5
+  assert.match(text.text, /mod-x leaks/);
 
   // Only processes the rule does not judge (a real FOLIO whose modules this Telegraf cannot see):
   // no verdict, and not for a short window; with a short window, that reason.
-  const dbOnly = longevitySection(lon, [{ module: 'postgres', mem: mods[0].mem }, { module: 'influxdb', mem: mods[0].mem }]);
-  assert.match(dbOnly.blocks[2].text, /none given; no FOLIO module/);
-  const short = longevitySection(lon, [{ module: 'mod-x', mem: mods[0].mem.slice(0, 2) }, { module: 'postgres', mem: mods[0].mem }]);
-  assert.equal(short.blocks[1].rows.find((r) => r[0] === 'mod-x')[7], 'too short');
-  assert.match(short.blocks[2].text, /shorter than 2 minutes/);
+  const dbOnly = memoryTrendBlocks([{ module: 'postgres', mem: mods[0].mem }, { module: 'influxdb', mem: mods[0].mem }], []);
+  assert.match(dbOnly[1].text, /none given; no FOLIO module/);
+  const short = memoryTrendBlocks([{ module: 'mod-x', mem: mods[0].mem.slice(0, 2) }, { module: 'postgres', mem: mods[0].mem }], []);
+  assert.equal(short[0].rows.find((r) => r[0] === 'mod-x')[7], 'too short');
+  assert.match(short[1].text, /shorter than 2 minutes/);
+});
+
+test('longevity is judged only for one constant load long enough: a stepped or short run says why', () => {
+  const min = 60_000;
+  assert.deepEqual(longevityJudgement([{ vus: 20, fromMs: 0, toMs: LONGEVITY_RULE.minMinutes * min }]), { judged: true });
+  // the stepped demo run of a few minutes that once showed "p95 +47.5 %", its 1-user third against its 20-user third
+  const stepped = longevityJudgement([1, 5, 8, 20].map((vus, i) => ({ vus, fromMs: i * 75_000, toMs: (i + 1) * 75_000 })));
+  assert.equal(stepped.judged, false);
+  assert.match(stepped.reason, /changes its load \(4 steps: 1, 5, 8, 20\)/);
+  const phases = longevityJudgement([{ vus: 1, phase: 'baseline', fromMs: 0, toMs: 3600_000 }, { vus: 1, phase: 'reindex', fromMs: 3600_000, toMs: 7200_000 }]);
+  assert.match(phases.reason, /1 baseline, 1 reindex/);
+  const short = longevityJudgement([{ vus: 2, fromMs: 0, toMs: 30_000 }]);
+  assert.match(short.reason, /lasted 0\.5 minutes; longevity needs 30 minutes or more/);
+  assert.match(longevityJudgement([]).reason, /no steps/);
 });
 
 test('the leak verdict of a stepped run is judged over its longest step: growth from stepping the load up is no leak', () => {
-  const lon = { kind: 'thirds', periods: [] };
   const MiB = 1048576;
   // Four 5-minute steps; RSS jumps by 20 MiB at each step and is flat within a step (a larger
   // load, no leak), sampled every 10 s.
@@ -143,13 +169,13 @@ test('the leak verdict of a stepped run is judged over its longest step: growth 
   // (12 MiB over the judged 4 minutes, 7 % of the average).
   const leaking = stepped.map(([t, v]) => [t, v + 3 * (t / 60_000) * MiB]);
   const mods = [{ module: 'mod-stepped', mem: stepped }, { module: 'mod-leaking', mem: leaking }];
-  const whole = longevitySection(lon, mods);
-  const verdict = (sec, m) => sec.blocks[1].rows.find((r) => r[0] === m)[7];
+  const whole = memoryTrendBlocks(mods, []);
+  const verdict = (blocks, m) => blocks[0].rows.find((r) => r[0] === m)[7];
   assert.equal(verdict(whole, 'mod-stepped'), 'leak', 'over the whole stepped run, the step jumps look like a leak');
-  const judged = longevitySection(lon, mods, 'transaction', undefined, steps);
+  const judged = memoryTrendBlocks(mods, steps);
   assert.equal(verdict(judged, 'mod-stepped'), 'no leak');
   assert.equal(verdict(judged, 'mod-leaking'), 'leak');
-  assert.match(judged.blocks[1].caption, /longest constant-load step/);
+  assert.match(judged[0].caption, /longest constant-load step/);
 });
 
 test('a short window: a creep above 5 %/h but within 5 % of the average over the window is no leak', () => {

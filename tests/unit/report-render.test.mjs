@@ -2,7 +2,11 @@
 // of names with <, ", |, and the HTML page self-contained (no script, no network).
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { lineChart, niceTicks } from '../../tools/report/charts-svg.mjs';
+import { lineChart, niceTicks, labelRows } from '../../tools/report/charts-svg.mjs';
+import { readFileSync } from 'node:fs';
+import { summaryDocument as cicoDoc } from '../../lib/cico/summary.js';
+import * as cicoTools from '../../tools/report/workflows/cico.mjs';
+import { buildReport } from '../../tools/report/build.mjs';
 import { renderMarkdown } from '../../tools/report/render-md.mjs';
 import { renderHtml } from '../../tools/report/render-html.mjs';
 import { mdCell, htmlEscape } from '../../tools/report/format.mjs';
@@ -109,8 +113,72 @@ test('HTML: names escaped, tables and charts present, well-formed, self-containe
   assert.equal((html.match(/<table /g) || []).length, 1);
   assert.equal((html.match(/<svg /g) || []).length, 1);
   assert.match(html, /No request failed\./);
-  // nothing to fetch: no script, no src/href, no URL but the SVG namespace
-  assert.doesNotMatch(html, /<script|\ssrc=|\shref=|@import|url\(/i);
+  // nothing to fetch: no script, no src, no link but to its own rows, no URL but the SVG namespace
+  assert.doesNotMatch(html, /<script|\ssrc=|\shref="(?!#)|@import|url\(/i);
   assert.deepEqual([...new Set(html.match(/https?:\/\/[^\s"']+/g))], ['http://www.w3.org/2000/svg']);
   assert.equal(htmlEscape(`<'&">`), '&lt;&#39;&amp;&quot;&gt;');
+});
+
+// A whole report from the recorded CICO summary (two steps, 1 and 5 users).
+const fixture = JSON.parse(readFileSync(new URL('./fixtures/k6-summary-data.json', import.meta.url), 'utf8'));
+const cico = cicoDoc(fixture, { testid: 'cico-t', workflow: 'cico', release: 'fast', target: 'local', profile: 'smoke', steps: [1, 5], stepDuration: '30s' });
+const gathered = {
+  steps: [{ vus: 1, fromMs: t0, toMs: t0 + 30_000 }, { vus: 5, fromMs: t0 + 31_000, toMs: t0 + 60_000 }],
+  fromMs: t0,
+  toMs: t0 + 60_000,
+  intervalS: 1,
+  errors: [{ name: 'GET /x|y <z>', status: '500', requests: 1 }],
+  seriesTag: 'transaction',
+  responseTime: [{ name: 'check-in', avg: [], p95: [[t0, 100], [t0 + 40_000, 200]] }],
+  throughput: [{ name: 'check-in', points: [[t0, 1], [t0 + 40_000, 2]] }],
+  moduleSteps: [{ vus: 5, fromMs: t0 + 31_000, toMs: t0 + 60_000, stats: [{ module: 'okapi', cpu_avg: 10, cpu_min: 1, cpu_max: 20, mem_avg: 2e7, mem_max: 3e7 }], memPoints: {} }],
+  modules: [{ module: 'okapi', cpu: [[t0, 10]], mem: [[t0, 2e7]] }],
+  queries: [],
+};
+const whole = buildReport(cico, gathered, cicoTools);
+
+test('Markdown for a wiki: no HTML tag anywhere outside code, tables numbered, each finding naming its table and row', () => {
+  const md = renderMarkdown(whole);
+  const text = md.replace(/`[^`]*`/g, '');
+  assert.doesNotMatch(text, /<\/?[a-zA-Z][^>]*>/, 'a raw HTML tag would show as text on Confluence');
+  const numbers = [...md.matchAll(/^\*\*Table (\d+)\. /gm)].map((m) => Number(m[1]));
+  assert.deepEqual(numbers, numbers.map((_, i) => i + 1), 'tables numbered 1, 2, 3, ... in page order');
+  assert.ok(md.indexOf('## Summary') < md.indexOf('**Table 1.'), 'the Summary comes before the first table');
+  assert.match(md, /^- \*\*FAILED\*\*: SLO thresholds, 3 of 10 failed \(Table 1, row “SLO thresholds”\)$/m);
+  assert.match(md, /^_Source: /m);
+});
+
+test('HTML: every finding links to its table\'s row by an anchor the page has; sections print one per page', () => {
+  const html = renderHtml(whole);
+  assertWellFormed(html.replace(/^<!DOCTYPE html>\n/, ''));
+  const ids = new Set([...html.matchAll(/ id="([^"]+)"/g)].map((m) => m[1]));
+  const links = [...html.matchAll(/ href="#([^"]+)"/g)].map((m) => m[1]);
+  assert.ok(links.length >= 5, 'findings link to their rows');
+  for (const l of links) assert.ok(ids.has(l), `#${l} exists`);
+  assert.equal(ids.size, [...html.matchAll(/ id="([^"]+)"/g)].length, 'no id twice');
+  assert.ok(html.indexOf('id="s-summary"') < html.indexOf('<table'), 'the Summary comes before the first table');
+  assert.match(html, /@media print \{[^]*section, footer \{ break-before: page; \}[^]*tr, \.charts svg, ul\.findings li \{ break-inside: avoid; \}/);
+  assert.match(html, /<li class="bad"><strong>FAILED<\/strong>: SLO thresholds/);
+  // charts beside their sections: response time with the transactions, CPU with the modules
+  const section = (id) => html.slice(html.indexOf(`<section id="s-${id}">`), html.indexOf('</section>', html.indexOf(`<section id="s-${id}">`)));
+  assert.match(section('cico'), /aria-label="Response time per transaction/);
+  assert.match(section('modules'), /aria-label="Module CPU"/);
+});
+
+test('chart labels never overlap: step labels take more rows when steps are close; legend names fit their column', () => {
+  assert.deepEqual(labelRows([{ x: 0, width: 50 }, { x: 20, width: 50 }, { x: 60, width: 10 }, { x: 200, width: 10 }]), [0, 1, 0, 0]);
+  // a search run's two phases per user count start seconds apart; the last label ends at the plot's edge
+  const markers = [0, 2, 60, 62, 120].map((s, i) => ({ t: t0 + s * 1000, label: ['1 user, baseline', '1 user, reindex', '20 users, baseline', '20 users, reindex', 'end'][i] }));
+  const names = ['GET /search/instances: title all *1randomword', 'keyword', 'contributors', 'subjects', 'authority', 'boolean', 'filter'];
+  const svg = lineChart({ title: 't', series: names.map((n) => ({ name: n, points: [[t0, 1], [t0 + 130_000, 2]] })), markers, t0 });
+  assertWellFormed(svg);
+  const boxes = (cls) => [...svg.matchAll(new RegExp(`<text class="${cls}" x="([\\d.-]+)" y="([\\d.]+)"[^>]*data-width="([\\d.]+)"`, 'g'))].map((m) => ({ x: Number(m[1]), y: Number(m[2]), w: Number(m[3]) }));
+  const overlap = (a, b) => a.y === b.y && a.x < b.x + b.w && b.x < a.x + a.w;
+  for (const cls of ['step-label', 'legend']) {
+    const bx = boxes(cls);
+    assert.equal(bx.length, cls === 'legend' ? names.length : markers.length, cls);
+    for (let i = 0; i < bx.length; i++) for (let j = i + 1; j < bx.length; j++) assert.ok(!overlap(bx[i], bx[j]), `${cls} ${i} and ${j} overlap: ${JSON.stringify([bx[i], bx[j]])}`);
+    for (const b of bx) assert.ok(b.x >= 0 && b.x + b.w <= 560, `${cls} inside the chart: ${JSON.stringify(b)}`);
+  }
+  assert.match(svg, />GET \/search\/instance[^<]*…</, 'a long name is cut to its column');
 });

@@ -24,19 +24,32 @@ const block = (section, id) => section.blocks.find((b) => b.id === id);
 const cicoSection = (summary, errors) => ({ blocks: [...cicoTools.blocks(summary), errorsBlock(errors)] });
 const searchSection = (summary, errors) => ({ blocks: [...searchTools.blocks(summary), errorsBlock(errors)] });
 
-test('CICO response-time table: one row per user count, each cell the summary\'s seconds to 3 decimals', () => {
+test('CICO response-time table: one row per user count and transaction, each cell the summary\'s seconds', () => {
   const s = cicoSection(cico, []);
   const rt = block(s, 'cico-response-times');
-  assert.equal(rt.rows.length, cico.tables.responseTimes.length);
+  assert.equal(rt.rows.length, cico.tables.responseTimes.length * 2);
   assert.equal(rt.columns.length, rt.rows[0].length);
-  for (const [i, r] of cico.tables.responseTimes.entries()) {
-    const row = rt.rows[i];
-    assert.equal(row[0], String(r.vus));
-    assert.equal(row[1], r['check-in'].avg.toFixed(3));
-    assert.equal(row[4], r['check-in'].p95.toFixed(3));
-    assert.equal(row[8], r['check-out'].p95.toFixed(3));
-    assert.equal(row[10], String(r['check-out'].count));
+  for (const r of cico.tables.responseTimes) {
+    for (const t of ['check-in', 'check-out']) {
+      const row = rt.rows[rt.keys.indexOf(`${r.vus}|${t}`)];
+      assert.deepEqual(row.slice(0, 2), [String(r.vus), t]);
+      // the fixture's times are tenths of a second: three decimals, as the release reports write them
+      assert.deepEqual(row.slice(2, 6), ['avg', 'p50', 'p75', 'p95'].map((k) => r[t][k].toFixed(3)));
+      assert.equal(row[6], String(r[t].count));
+    }
   }
+});
+
+test('one unit per table, and no cell that rounds to 0.001 s: a fast target\'s seconds get more decimals, the whole table alike', () => {
+  const fast = cicoTools.responseTimeBlock([{ vus: 1, 'check-in': { avg: 0.0043, p50: 0.004, p75: 0.0051, p95: 0.0123, count: 9 }, 'check-out': { avg: 0.61, p50: 0.6, p75: 0.7, p95: 1.2, count: 9 } }]);
+  assert.deepEqual(fast.rows[0].slice(2, 6), ['0.0043', '0.0040', '0.0051', '0.0123']);
+  assert.deepEqual(fast.rows[1].slice(2, 6), ['0.6100', '0.6000', '0.7000', '1.2000']);
+  for (const r of fast.rows) for (const c of r.slice(2, 6)) assert.ok(!/^0\.00[01]$/.test(c), c);
+  // APIs in milliseconds; search templates too (their summary keeps seconds)
+  assert.match(block(cicoSection(cico, []), 'cico-slow-apis').caption, /milliseconds/);
+  const st = block(searchSection(search, []), `search-${search.tables.searchSteps[0].vus}-${search.tables.searchSteps[0].phase}`);
+  assert.match(st.caption, /milliseconds/);
+  assert.equal(st.rows[0][9], (search.tables.searchSteps[0].rows[0].avg * 1000).toFixed(1));
 });
 
 test('CICO slow-API table and errors: the summary\'s slow APIs in ms; errors sorted by count', () => {
@@ -57,7 +70,7 @@ test('mod-search tables are lib/search/summary.js\'s own, row for row: template 
     const b = block(s, `search-${st.vus}-${st.phase}`);
     assert.equal(b.rows.length, st.rows.length);
     for (const [i, r] of st.rows.entries()) {
-      assert.deepEqual([b.rows[i][0], b.rows[i][1], b.rows[i][5], b.rows[i][9], b.rows[i][10]], [r.name, String(r.total), r.p75.toFixed(3), r.avg.toFixed(3), String(r.slow)]);
+      assert.deepEqual([b.rows[i][0], b.rows[i][1], b.rows[i][5], b.rows[i][9], b.rows[i][10]], [r.name, String(r.total), (r.p75 * 1000).toFixed(1), (r.avg * 1000).toFixed(1), String(r.slow)]);
     }
   }
   const avg = block(s, 'search-averages');
@@ -98,12 +111,45 @@ const gathered = (over = {}) => ({
 });
 
 test('an interrupted run (fewer steps with samples than planned) says so at the top and reports what exists', () => {
-  const doc = buildReport(cico, gathered(), null, cicoTools);
+  const doc = buildReport(cico, gathered(), cicoTools);
   assert.match(doc.notes[0], /interrupted: 1 of 2 steps/);
   const md = renderMarkdown(doc);
-  assert.match(md, /Module versions: not available/);
+  assert.match(md, /Module versions: not recorded \(summary\.json has no record/);
   assert.match(md, /\| okapi \| 1 \| 10\.0 \| 5\.0–20\.0 \|/);
-  assert.equal(buildReport(cico, gathered({ steps: [{ vus: 1, fromMs: 0, toMs: 1 }, { vus: 5, fromMs: 2, toMs: 3 }] }), ['mod-users-19.0.0'], cicoTools).notes.length, 0);
+  assert.equal(buildReport(cico, gathered({ steps: [{ vus: 1, fromMs: 0, toMs: 1 }, { vus: 5, fromMs: 2, toMs: 3 }] }), cicoTools).notes.length, 0);
+});
+
+test('the Setup section describes the release from the record taken at the run\'s start, not from the target', () => {
+  const record = {
+    capturedAt: '2026-11-24T10:30:00.000Z',
+    platform: 'Okapi',
+    gateway: 'okapi 4.13.2',
+    modulesSource: 'GET /_/proxy/tenants/fs09000000/modules',
+    modules: [{ id: 'mod-users-18.2.0', name: 'mod-users', version: '18.2.0' }, { id: 'okapi-4.13.2', name: 'okapi', version: '4.13.2' }],
+    folioPerf: { commit: 'c'.repeat(40), ref: 'refs/heads/main' },
+    k6: { version: '1.8.1' },
+    load: { profile: 'smoke', steps: [1, 5], stepDuration: '30s', think: 'ptf' },
+    data: { items: 20000, users: 2000, instances: 19000 },
+    machine: { cores: 2, memoryBytes: 8 * 2 ** 30 },
+    problems: [],
+  };
+  const doc = buildReport({ ...cico, meta: { ...cico.meta, record } }, gathered(), cicoTools);
+  const setup = doc.sections.find((s) => s.id === 'setup');
+  const kv = Object.fromEntries(setup.blocks.find((b) => b.id === 'setup').rows);
+  assert.equal(kv.Platform, 'Okapi');
+  assert.equal(kv.Gateway, 'okapi 4.13.2');
+  assert.equal(kv['folio-perf commit'], `${'c'.repeat(12)} (main)`);
+  assert.equal(kv.k6, '1.8.1');
+  assert.equal(kv['Data: items'], '20000');
+  assert.equal(kv['Data: instances'], '19000');
+  assert.equal(kv['Machine (k6)'], '2 cores, 8.0 GiB');
+  const versions = setup.blocks.find((b) => b.id === 'module-versions');
+  assert.deepEqual(versions.rows, [['mod-users', '18.2.0'], ['okapi', '4.13.2']]);
+  assert.match(versions.caption, /announced by the target at the run's start, 2026-11-24T10:30:00\.000Z/);
+  // Eureka: each module's application beside it
+  const eureka = { ...record, platform: 'Eureka', modules: [{ id: 'mod-users-19.4.4', name: 'mod-users', version: '19.4.4', application: 'app-platform-minimal-2.0.19' }], applications: [{ id: 'app-platform-minimal-2.0.19' }] };
+  const e = buildReport({ ...cico, meta: { ...cico.meta, record: eureka } }, gathered(), cicoTools).sections.find((s) => s.id === 'setup').blocks.find((b) => b.id === 'module-versions');
+  assert.deepEqual(e.rows, [['mod-users', '19.4.4', 'app-platform-minimal-2.0.19']]);
 });
 
 test('comparison: a slower B is "regressed" with Δ % and times better below 1; the same run is within noise', () => {
@@ -134,18 +180,19 @@ test('a whole search report from the recorded search summary: its tables, steps 
       { vus: 1, phase: 'reindex', fromMs: 70_000, toMs: 130_000, stats: [{ module: 'mod-search', cpu_avg: 40, cpu_min: 5, cpu_max: 90, mem_avg: 7e7, mem_max: 8e7 }], memPoints: {} },
     ],
   });
-  const doc = buildReport(search, data, null, searchTools);
+  const doc = buildReport(search, data, searchTools);
   assert.deepEqual(doc.notes, [], 'both phases of the one user count ran');
-  assert.deepEqual(doc.sections.map((s) => s.title), ['Setup', 'mod-search', 'Modules', 'Charts']);
+  // findings first; no Longevity for a run that changes its load; charts beside their sections
+  assert.deepEqual(doc.sections.map((s) => s.title), ['Summary', 'Verdict', 'Setup', 'mod-search', 'Modules']);
   const md = renderMarkdown(doc);
   assert.match(md, /\| 1 \| reindex \| 1970-01-01T00:01:10Z \|/);
   assert.match(md, /\| mod-search \| 1 \(reindex\) \| 40\.0 \| 5\.0–90\.0 \|/);
   const first = search.tables.searchSteps[0].rows[0];
   assert.ok(md.includes(`| ${first.name} | ${first.total} |`), 'the first template row');
-  const svg = doc.sections[3].blocks[0].items[0].svg;
+  const svg = doc.sections[3].blocks.find((b) => b.type === 'charts').items[0].svg;
   assert.match(svg, /Response time per group/);
   assert.equal((svg.match(/class="series"/g) || []).length, 2);
   assert.match(svg, /1 user, reindex/);
   // a search run missing its reindex phase is reported as interrupted
-  assert.match(buildReport(search, gathered({ steps: [data.steps[0]], seriesTag: 'group' }), null, searchTools).notes[0], /1 of 2 steps/);
+  assert.match(buildReport(search, gathered({ steps: [data.steps[0]], seriesTag: 'group' }), searchTools).notes[0], /1 of 2 steps/);
 });

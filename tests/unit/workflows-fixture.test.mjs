@@ -135,7 +135,7 @@ test('run configuration: the k6 runner builds its scenarios, tags and thresholds
   const { loadRun } = await load('lib/k6/run.js');
   const { descriptor } = await load('tools/workflows.mjs');
   const read = (p) => readFileSync(inCopy(p), 'utf8');
-  const modules = { '../thresholds.js': await load('lib/thresholds.js'), '../fixture/summary.js': await load('lib/fixture/summary.js') };
+  const modules = { '../thresholds.js': await load('lib/thresholds.js'), '../fixture/summary.js': await load('lib/fixture/summary.js'), './record.js': await load('lib/record.js') };
   const run = loadRun({ read, env: { FOLIO_PASSWORD: 'x', THRESHOLDS: 'fixture-thresholds.json', TESTID: 'fixture-t1' }, workflow: await descriptor('fixture'), load: (p) => modules[p] });
   assert.deepEqual(Object.keys(run.options.scenarios), ['vus_1', 'vus_2']);
   assert.equal(run.options.tags.workflow, 'fixture');
@@ -164,13 +164,17 @@ test('report and compare: its section, units and comparison rows come from its t
     modules: [],
     queries: [],
   };
-  const doc = buildReport(A, data, null, wf);
+  const doc = buildReport(A, data, wf);
   assert.deepEqual(doc.notes, []);
   const section = doc.sections.find((s) => s.id === 'fixture');
   assert.equal(section.title, 'Fixture requests');
-  assert.deepEqual(section.blocks.map((b) => b.id), ['fixture-steps', 'errors']);
+  assert.deepEqual(section.blocks.map((b) => b.id || b.type), ['fixture-steps', 'errors', 'charts']);
   assert.deepEqual(section.blocks[0].rows, [['1', '0.100'], ['2', '0.200']]);
-  assert.match(doc.sections.find((s) => s.id === 'charts').blocks[1].items[0].svg, /fixture requests\/s/);
+  assert.match(section.blocks[2].items[1].svg, /fixture requests\/s/);
+  // the summary's common rules judge it; it brings no rule of its own
+  const items = doc.sections.find((s) => s.id === 'summary').blocks[0].items;
+  assert.equal(items[0].text, '**passed**: SLO thresholds, 1 of 1 held');
+  assert.ok(items.some((i) => i.text === 'Errors: `GET /x` answered 500 to 1 requests'));
   const rules = rulesFor(JSON.parse(FILES['fixture-thresholds.json']), 'fixture');
   const cmp = buildComparison(A, B, data, data, rules, wf);
   const rows = cmp.sections.find((s) => s.id === 'times').blocks[0].rows;

@@ -7,11 +7,11 @@ import { join } from 'node:path';
 import { sampler, windowOf } from './measure.mjs';
 import { METRICS } from '../../lib/metrics.js';
 
-const REQS = METRICS.httpReqs;
-const COUNTERS = [REQS, 'iterations'];
+// The counters read from k6's REST API each second, by the field they get in a sample.
+const COUNTERS = { reqs: METRICS.httpReqs, iterations: METRICS.iterations };
 
 async function counter(port, name) {
-  const r = await fetch(`http://127.0.0.1:${port}/v1/metrics/${name}`);
+  const r = await fetch(`http://127.0.0.1:${port}/v1/metrics/${name}`, { signal: AbortSignal.timeout(3000) });
   if (!r.ok) return 0; // no sample of it yet
   return (await r.json()).data.attributes.sample.count;
 }
@@ -33,8 +33,9 @@ export async function measureK6(opts) {
   const exited = new Promise((ok) => child.on('exit', (c) => ok(c ?? 128)));
   const s = sampler(child.pid, {
     extra: async () => {
-      const [reqs, iterations] = await Promise.all(COUNTERS.map((c) => counter(opts.apiPort, c)));
-      return { [REQS]: reqs, iterations };
+      const fields = Object.keys(COUNTERS);
+      const values = await Promise.all(fields.map((f) => counter(opts.apiPort, COUNTERS[f])));
+      return Object.fromEntries(fields.map((f, i) => [f, values[i]]));
     },
   });
   const code = await exited;
@@ -53,6 +54,6 @@ export function steady(series, warmS, windowS) {
   const from = first.t + warmS * 1000;
   const to = from + windowS * 1000;
   if (to > last.t) return null;
-  const w = windowOf(series, from, to, COUNTERS);
-  return { ...w, requests: w[REQS], reqPerS: w[REQS] / w.seconds, usPerReq: (w.cpuS / w[REQS]) * 1e6, msPerIteration: (w.cpuS / w.iterations) * 1e3 };
+  const w = windowOf(series, from, to, Object.keys(COUNTERS));
+  return { ...w, reqPerS: w.reqs / w.seconds, usPerReq: (w.cpuS / w.reqs) * 1e6, msPerIteration: (w.cpuS / w.iterations) * 1e3 };
 }

@@ -8,7 +8,8 @@
 //   node tools/jmeter/run.mjs PLAN.jmx [--target http://127.0.0.1:9130] [--data DIR] [--out DIR]
 //        [--secret NAME=ENV_VAR]... [-Jname=value]...
 //
-// --target  the FOLIO to load: on this machine only (default http://127.0.0.1:$FP_MINIFOLIO_PORT)
+// --target  the FOLIO to load: on this machine only (default minifolio's, FP_MINIFOLIO_PORT of
+//           defaults.env or the environment)
 // --data    a directory whose entries are laid over the plan's own (e.g. jmeter-supported-data/)
 // --out     where the results go (default results/jmeter-<plan>-<UTC time>)
 // --secret  JMeter property NAME from environment variable ENV_VAR, through a private file
@@ -22,7 +23,8 @@ import { existsSync, readFileSync } from 'node:fs';
 import { basename, join } from 'node:path';
 import { parseArgs, parseJtl, summarize } from './plan.mjs';
 import { repo, runPlan } from './harness.mjs';
-import { testidStamp } from '../../lib/testid.js';
+import { makeTestId } from '../../lib/testid.js';
+import { setting } from '../defaults.mjs';
 
 const die = (msg, code = 1) => {
   console.error(`folio-perf jmeter: ${msg}`);
@@ -35,11 +37,8 @@ try {
 } catch (e) {
   die(e.message);
 }
-const port = process.env.FP_MINIFOLIO_PORT;
-const target = o.target || (port ? `http://127.0.0.1:${port}` : null);
-if (!target) die('no target; fix: give --target http://127.0.0.1:<port>, or source tools/defaults.sh (FP_MINIFOLIO_PORT)');
-const stamp = testidStamp();
-const out = o.out || join(repo, 'results', `jmeter-${basename(o.plan, '.jmx').replace(/[^\w.-]/g, '_')}-${stamp}`);
+const target = o.target || `http://127.0.0.1:${setting('FP_MINIFOLIO_PORT')}`;
+const out = o.out || join(repo, 'results', makeTestId(`jmeter-${basename(o.plan, '.jmx').replace(/[^\w.-]/g, '_')}`));
 
 let r;
 try {

@@ -18,6 +18,27 @@ export function niceTicks(max, n = 4) {
   return ticks;
 }
 
+// Text widths are estimated, not measured (no layout engine here): an average glyph of a sans-serif
+// font is about 0.6 of its size; labels are placed so that the estimates never overlap.
+export const textWidth = (text, fontSize) => String(text).length * fontSize * 0.6;
+
+/**
+ * Rows for labels at x positions (sorted by x) so that no two in a row overlap: each label goes
+ * into the first row whose last label ends before it starts. Returns each label's row.
+ */
+export function labelRows(items, gap = 4) {
+  const ends = [];
+  return items.map(({ x, width }) => {
+    let r = ends.findIndex((end) => end + gap <= x);
+    if (r < 0) {
+      r = ends.length;
+      ends.push(0);
+    }
+    ends[r] = x + width;
+    return r;
+  });
+}
+
 const fmtTick = (v) => (Math.abs(v) >= 1000 ? `${(v / 1000).toFixed(v % 1000 ? 1 : 0)}k` : String(Number(v.toPrecision(3))));
 const mmss = (ms) => {
   const s = Math.round(ms / 1000);
@@ -66,11 +87,21 @@ export function lineChart({ title, unit = '', series, markers = [], t0, gapFacto
   out.push(`<text x="${pad.l + pw / 2}" y="${pad.t + ph + 28}" font-size="10" text-anchor="middle">minutes:seconds since the start</text>`);
   out.push(`<line x1="${pad.l}" x2="${pad.l}" y1="${pad.t}" y2="${pad.t + ph}" stroke="#444"/>`);
   out.push(`<line x1="${pad.l}" x2="${pad.l + pw}" y1="${pad.t + ph}" y2="${pad.t + ph}" stroke="#444"/>`);
-  for (const m of markers) {
-    const mx = r1(x(m.t));
-    out.push(`<line class="step" x1="${mx}" x2="${mx}" y1="${pad.t}" y2="${pad.t + ph}" stroke="#888" stroke-dasharray="4 3"/>`);
-    out.push(`<text x="${mx + 3}" y="${pad.t + 10}" font-size="10" fill="#555">${esc(m.label)}</text>`);
-  }
+  // Step labels in as many rows as it takes for none to overlap another (steps close in time, a
+  // search run's two phases of one user count).
+  // A label that would run past the plot's right edge goes to the left of its line.
+  const marks = markers
+    .map((m) => {
+      const line = r1(x(m.t));
+      const width = textWidth(m.label, 10);
+      return { ...m, line, width, x: line + 3 + width > pad.l + pw ? r1(line - 3 - width) : line + 3 };
+    })
+    .sort((a, b) => a.x - b.x);
+  const rows = labelRows(marks);
+  marks.forEach((m, i) => {
+    out.push(`<line class="step" x1="${m.line}" x2="${m.line}" y1="${pad.t}" y2="${pad.t + ph}" stroke="#888" stroke-dasharray="4 3"/>`);
+    out.push(`<text class="step-label" x="${m.x}" y="${pad.t + 10 + rows[i] * 11}" font-size="10" fill="#555" data-width="${r1(m.width)}">${esc(m.label)}</text>`);
+  });
   series.forEach((s, i) => {
     const color = PALETTE[i % PALETTE.length];
     const pts = [...s.points].sort((a, b) => a[0] - b[0]);
@@ -79,10 +110,13 @@ export function lineChart({ title, unit = '', series, markers = [], t0, gapFacto
     out.push(`<path class="series" data-series="${esc(s.name)}" data-points="${pts.length}" d="${d}" fill="none" stroke="${color}" stroke-width="1.5"/>`);
     // A lone point draws no line: mark it.
     if (pts.length === 1) out.push(`<circle cx="${r1(x(pts[0][0]))}" cy="${r1(y(pts[0][1]))}" r="2.5" fill="${color}"/>`);
-    const lx = pad.l + (i % 3) * Math.floor(pw / 3);
+    const col = Math.floor(pw / 3);
+    const lx = pad.l + (i % 3) * col;
     const ly = height + 12 + Math.floor(i / 3) * 16;
+    // A name fits its legend column: cut (with …) where it would run into the next one.
+    const name = truncate(s.name, Math.floor((col - 14 - 6) / (11 * 0.6)));
     out.push(`<rect x="${lx}" y="${ly - 8}" width="10" height="10" fill="${color}"/>`);
-    out.push(`<text x="${lx + 14}" y="${ly + 1}" font-size="11">${esc(truncate(s.name, 28))}</text>`);
+    out.push(`<text class="legend" x="${lx + 14}" y="${ly + 1}" font-size="11" data-width="${r1(textWidth(name, 11))}">${esc(name)}</text>`);
   });
   if (series.length === 0) out.push(`<text x="${pad.l + pw / 2}" y="${pad.t + ph / 2}" text-anchor="middle" font-size="12">no data</text>`);
   out.push('</svg>');

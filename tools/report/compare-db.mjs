@@ -3,7 +3,7 @@
 import { f1, f2, s3, mib, signedPct, factor, plural, int } from './format.mjs';
 import { deltaPct, timesBetter, verdict } from './stats.mjs';
 import { normaliseQuery } from './db-statements.mjs';
-import { moduleTrends } from './longevity.mjs';
+import { moduleTrends, longevityJudgement } from './longevity.mjs';
 import { METRICS } from '../../lib/metrics.js';
 
 export const STATEMENT_SLACK_MS = 1;
@@ -76,8 +76,13 @@ export function compareLongevity(dA, dB, rule) {
   const ta = trend(dA);
   const tb = trend(dB);
   const mods = [...new Set([...ta.keys(), ...tb.keys()])].sort();
+  // Periods only for runs longevity can judge (one constant load, long enough: longevity.mjs).
+  const judged = [dA, dB].map((d) => longevityJudgement(d.steps || []));
+  const periodsBlock = judged.every((j) => j.judged)
+    ? [{ type: 'table', id: 'cmp-longevity-periods', caption: `Response time per period (seconds; A: ${kinds[0] === 'hours' ? 'hours' : 'thirds'}, B: ${kinds[1] === 'hours' ? 'hours' : 'thirds'} of the run); verdict: +${Math.round(rule.tolerance * 100)} % + ${rule.slackMs} ms`, columns: COLUMNS('Transaction, period'), rows, empty: 'No samples in either run.', source: 'InfluxDB: periodResponse of A and B' }]
+    : [{ type: 'text', text: `Response time per period: not compared (${judged.map((j, i) => (j.judged ? null : `${'AB'[i]}: ${j.reason}`)).filter(Boolean).join('; ')}).` }];
   return [
-    { type: 'table', id: 'cmp-longevity-periods', caption: `Response time per period (seconds; A: ${kinds[0] === 'hours' ? 'hours' : 'thirds'}, B: ${kinds[1] === 'hours' ? 'hours' : 'thirds'} of the run); verdict: +${Math.round(rule.tolerance * 100)} % + ${rule.slackMs} ms`, columns: COLUMNS('Transaction, period'), rows, empty: 'No samples in either run.', source: 'InfluxDB: periodResponse of A and B' },
+    ...periodsBlock,
     {
       type: 'table',
       id: 'cmp-longevity-memory',

@@ -21,6 +21,17 @@ export function rulesFor(doc, workflow) {
   return { transactions: { tolerance: tx.tolerance, slackMs: tx.slackMs }, apis: reg.apis ? { tolerance: reg.apis.tolerance, slackMs: reg.apis.slackMs } : tx };
 }
 
+/** The regression rules of `workflow` from a thresholds file; a bad file is a ReportError with the fix. */
+export function readRules(thresholdsFile, workflow) {
+  try {
+    return rulesFor(JSON.parse(readFileSync(thresholdsFile, 'utf8')), workflow);
+  } catch (e) {
+    // Unreadable, not JSON, or not a thresholds file; anything else is a bug and stays one.
+    if (!(e instanceof ThresholdsError || e instanceof SyntaxError || e.code === 'ENOENT' || e.code === 'EACCES')) throw e;
+    throw new ReportError(`${thresholdsFile} cannot be used (${e.message}); fix: restore thresholds.json from the repository`);
+  }
+}
+
 /** The comparison document; pure given both summaries, their gathered data, the rules and the workflow's tools module. */
 export function buildComparison(A, B, dataA, dataB, rules, wf) {
   const name = A.meta.workflow;
@@ -47,14 +58,7 @@ export async function writeComparison(idA, idB, { influxUrl, resultsDir = 'resul
   if (a.summary.meta.workflow !== b.summary.meta.workflow) {
     throw new ReportError(`${idA} is a ${a.summary.meta.workflow} run and ${idB} a ${b.summary.meta.workflow} run; fix: compare two runs of the same workflow`);
   }
-  let rules;
-  try {
-    rules = rulesFor(JSON.parse(readFileSync(thresholdsFile, 'utf8')), a.summary.meta.workflow);
-  } catch (e) {
-    // Unreadable, not JSON, or not a thresholds file; anything else is a bug and stays one.
-    if (!(e instanceof ThresholdsError || e instanceof SyntaxError || e.code === 'ENOENT' || e.code === 'EACCES')) throw e;
-    throw new ReportError(`${thresholdsFile} cannot be used (${e.message}); fix: restore thresholds.json from the repository`);
-  }
+  const rules = readRules(thresholdsFile, a.summary.meta.workflow);
   const wf = await tools(a.summary.meta.workflow);
   const client = influxClient(influxUrl);
   const dataA = await gather(client, a.summary, wf, { dir: a.dir });

@@ -6,7 +6,7 @@ import { join, basename } from 'node:path';
 import { QUERIES } from './queries.mjs';
 import { rowsOf } from './influx.mjs';
 import { ReportError } from './errors.mjs';
-import { diffStatements, diffCounts, countWithoutIndex } from './db-statements.mjs';
+import { diffStatements, diffCounts, countWithoutIndex, diffFieldCounts, fieldCounts } from './db-statements.mjs';
 import { periods } from './longevity.mjs';
 import { stepLabel } from './format.mjs';
 
@@ -28,14 +28,17 @@ export function readDbFiles(dir, moduleLogs, fromMs, toMs) {
   const end = readJson(join(dir, 'pg-statements-end.json'));
   const statements = Array.isArray(start) && Array.isArray(end) ? diffStatements(start, end) : null;
   let withoutIndex = null;
+  let withoutIndexFields = null;
   let withoutIndexSource = null;
   if (moduleLogs) {
     if (!existsSync(moduleLogs) || !statSync(moduleLogs).isDirectory()) throw new ReportError(`--module-logs ${moduleLogs} is not a directory; fix: give the directory holding the modules' <module>.log files`);
     withoutIndex = {};
+    withoutIndexFields = {};
     let undated = 0;
     for (const f of readdirSync(moduleLogs).filter((n) => n.endsWith('.log')).sort()) {
       const c = countWithoutIndex(readFileSync(join(moduleLogs, f), 'utf8'), fromMs, toMs);
       withoutIndex[basename(f, '.log')] = c.inRun;
+      withoutIndexFields[basename(f, '.log')] = c.fields;
       undated += c.undated;
     }
     withoutIndexSource = `log lines dated in the run's window, ${moduleLogs}/*.log${undated ? ` (${undated} such lines without a readable time not counted)` : ''}`;
@@ -45,9 +48,24 @@ export function readDbFiles(dir, moduleLogs, fromMs, toMs) {
     if (a && b) {
       withoutIndex = diffCounts(a, b);
       withoutIndexSource = 'module log line counts before and after k6 (index-lines-start.json, index-lines-end.json)';
+      // the fields the lines name, snapshotted the same way (index-fields-*.json; older runs have none)
+      const fa = readJson(join(dir, 'index-fields-start.json'));
+      const fb = readJson(join(dir, 'index-fields-end.json'));
+      if (fa && fb) withoutIndexFields = diffFieldCounts(fa, fb);
     }
   }
-  return { statements, withoutIndex, withoutIndexSource };
+  return { statements, withoutIndex, withoutIndexFields, withoutIndexSource };
+}
+
+/**
+ * {module: {field: lines}} over the <module>.log files of a directory: the snapshot a run takes of
+ * the without-index lines' fields before and after k6 (index-fields-{start,end}.json).
+ */
+export function indexFieldSnapshot(logDir) {
+  const out = {};
+  if (!existsSync(logDir)) return out;
+  for (const f of readdirSync(logDir).filter((n) => n.endsWith('.log')).sort()) out[basename(f, '.log')] = fieldCounts(readFileSync(join(logDir, f), 'utf8'));
+  return out;
 }
 
 export async function gatherConnections(client, steps) {

@@ -44,6 +44,37 @@ export function topStatements(diff, n = 10) {
 // adj, LIKE for == and <>, plain SQL for < > and /number): "Doing FT search without index for …",
 // "Doing LIKE search …", "Doing wildcard LIKE search …", "Doing SQL query …". All four count.
 export const WITHOUT_INDEX = /Doing (?:SQL query|FT search|LIKE search|wildcard LIKE search) without index/;
+// The CQL index (field) the line names: "… without index for userId".
+const FIELD = /without index for ([^\s,;]+)/;
+
+/**
+ * The field a without-index line names, or null: the CQL index ("userId") or, where RMB prints the
+ * SQL side ("t.jsonb->>'pickupServicePointId'", "jsonb->'status'->>'name'"), its JSON path.
+ */
+export function withoutIndexField(line) {
+  const m = FIELD.exec(line);
+  if (!m) return null;
+  const path = [...m[1].matchAll(/'([^']+)'/g)].map((x) => x[1]);
+  return path.length ? path.join('.') : m[1].replace(/[.'"]+$/, '');
+}
+
+/** {field: lines} of a log's text: the without-index lines by the field they name. */
+export function fieldCounts(text) {
+  const out = {};
+  for (const line of String(text).split('\n')) {
+    if (!WITHOUT_INDEX.test(line)) continue;
+    const f = withoutIndexField(line) || '(no field named)';
+    out[f] = (out[f] || 0) + 1;
+  }
+  return out;
+}
+
+/** Per module and field, the lines logged between two fieldCounts snapshots ({module: {field: n}}). */
+export function diffFieldCounts(start, end) {
+  const out = {};
+  for (const [module, fields] of Object.entries(end || {})) out[module] = diffCounts((start || {})[module] || {}, fields);
+  return out;
+}
 
 /**
  * Per module, lines logged during the run from line counts taken before and after it
@@ -73,17 +104,23 @@ export function lineTime(line) {
 }
 
 /**
- * Lines with WITHOUT_INDEX in a log's text whose time lies in [fromMs, toMs]: {inRun, undated}
- * (undated: such lines without a readable time, reported apart rather than guessed).
+ * Lines with WITHOUT_INDEX in a log's text whose time lies in [fromMs, toMs]: {inRun, undated,
+ * fields} (undated: such lines without a readable time, reported apart rather than guessed;
+ * fields: the in-run lines by the field they name).
  */
 export function countWithoutIndex(text, fromMs, toMs) {
   let inRun = 0;
   let undated = 0;
+  const fields = {};
   for (const line of String(text).split('\n')) {
     if (!WITHOUT_INDEX.test(line)) continue;
     const t = lineTime(line);
     if (t === null) undated++;
-    else if (t >= fromMs && t <= toMs) inRun++;
+    else if (t >= fromMs && t <= toMs) {
+      inRun++;
+      const f = withoutIndexField(line) || '(no field named)';
+      fields[f] = (fields[f] || 0) + 1;
+    }
   }
-  return { inRun, undated };
+  return { inRun, undated, fields };
 }

@@ -5,6 +5,23 @@ import { linearFit } from './stats.mjs';
 const HOUR = 3600000;
 
 /**
+ * When response time per period means something: under one constant load (a run of one user-count
+ * step, and one phase), for long enough that a third of it (or an hour of a long run) holds minutes
+ * of samples. A stepped run's thirds compare different loads (the first third of a 1-5-8-20 run is
+ * its 1-user step), and a few minutes' thirds compare noise.
+ */
+export const LONGEVITY_RULE = Object.freeze({ minMinutes: 30 });
+
+/** {judged: true} or {judged: false, reason} for the run's steps ([{vus, phase, fromMs, toMs}]). */
+export function longevityJudgement(steps, rule = LONGEVITY_RULE) {
+  if (!Array.isArray(steps) || steps.length === 0) return { judged: false, reason: 'the run has no steps with samples' };
+  if (steps.length > 1) return { judged: false, reason: `the run changes its load (${steps.length} steps: ${steps.map((s) => `${s.vus}${s.phase ? ` ${s.phase}` : ''}`).join(', ')}), so its periods would compare different loads; longevity needs one constant load` };
+  const min = (steps[0].toMs - steps[0].fromMs) / 60000;
+  if (min < rule.minMinutes) return { judged: false, reason: `the run's constant load lasted ${min.toFixed(1)} minutes; longevity needs ${rule.minMinutes} minutes or more` };
+  return { judged: true };
+}
+
+/**
  * First hour, middle, last hour for runs of 3 hours or more (the release reports' longevity
  * periods); shorter runs are cut in thirds, so the three periods are still comparable.
  * @returns {{kind: 'hours'|'thirds', periods: Array<{label, fromMs, toMs}>}}

@@ -3,6 +3,7 @@
 // GROUP BY time(...) for curves, module_stats (Telegraf) filtered by the run's time window since
 // it carries no testid. Each query has an id that the report's footer lists. Pure.
 import { METRICS, FIELDS } from '../../lib/metrics.js';
+import { RECORD_PREFIX } from '../../lib/record.js';
 
 const q = (s) => `'${String(s).replace(/\\/g, '\\\\').replace(/'/g, "\\'")}'`;
 const run = (testid) => `"testid" = ${q(testid)}`;
@@ -13,10 +14,11 @@ export const QUERIES = {
   // `phase`, which a search run repeats each user count in; CICO's samples have none).
   stepStart: (testid) => `SELECT first("value") FROM "${METRICS.httpReqs}" WHERE ${run(testid)} GROUP BY "vus", "phase"`,
   stepEnd: (testid) => `SELECT last("value") FROM "${METRICS.httpReqs}" WHERE ${run(testid)} GROUP BY "vus", "phase"`,
-  // Failed requests: an error status (4xx/5xx, 0 = no response) or one the script did not expect.
+  // Failed requests: an error status (4xx/5xx, 0 = no response) or one the script did not expect;
+  // not setup's record of the run (a probe's 404 on the other platform is an answer: lib/record.js).
   errors: (testid) =>
     `SELECT count("value") AS "requests" FROM "${METRICS.httpReqs}" WHERE ${run(testid)} AND ` +
-    `("status" =~ /^([45][0-9][0-9]|0)$/ OR "expected_response" = 'false') GROUP BY "name", "status"`,
+    `("status" =~ /^([45][0-9][0-9]|0)$/ OR "expected_response" = 'false') AND "name" !~ /^${RECORD_PREFIX.trim()} / GROUP BY "name", "status"`,
   // Response time per interval of a transaction (CICO) or a template group (search).
   responseOverTime: (testid, measurement, tag, intervalS) =>
     `SELECT mean("value") AS "avg", percentile("value", 95) AS "p95" FROM "${measurement}" WHERE ${run(testid)} ` +

@@ -1,12 +1,14 @@
 // Database statistics around k6, for the report's database section: pg_stat_statements summed per
 // statement, and per minifolio module log the count of RMB's "Doing … without index" lines, once
-// before and once after k6 (results/<testid>/pg-statements-{start,end}.json and
-// index-lines-{start,end}.json); the report diffs the two. Only minifolio's database and logs are
+// before and once after k6 (results/<testid>/pg-statements-{start,end}.json,
+// index-lines-{start,end}.json and the fields the lines name, index-fields-{start,end}.json); the
+// report diffs the two. Only minifolio's database and logs are
 // this stack's: on your FOLIO the report reads module logs you point it at (--module-logs). A
 // failure costs the report these tables, never the run.
 import { existsSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { basename, join } from 'node:path';
 import { WITHOUT_INDEX } from '../report/db-statements.mjs';
+import { indexFieldSnapshot } from '../report/db-gather.mjs';
 import { stackSql } from './psql.mjs';
 
 export const STATEMENTS_SQL = `SELECT coalesce(json_agg(s), '[]') FROM (SELECT queryid::text AS queryid, min(query) AS query, sum(calls) AS calls,
@@ -36,4 +38,6 @@ export async function dbSnapshot(when, { out, defaults, minifolioLogs, say }) {
     say(`==> report: no pg_stat_statements snapshot (${when})`);
   }
   writeFileSync(join(out, `index-lines-${when}.json`), `${JSON.stringify(indexLineCounts(minifolioLogs))}\n`);
+  // ... and the fields those lines name (the report lists them beside the counts)
+  writeFileSync(join(out, `index-fields-${when}.json`), `${JSON.stringify(indexFieldSnapshot(minifolioLogs))}\n`);
 }

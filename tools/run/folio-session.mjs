@@ -1,12 +1,12 @@
 // The front door's own few calls to FOLIO, outside k6: the login before k6 starts (a wrong password,
 // user, tenant or URL stops the run with one line, before k6 prints a report of a run that never
 // started) and, after a run on your FOLIO that did not end cleanly, the listing of the run's own
-// open loans. Settings resolve as the k6 scripts resolve them (lib/config.js: env/<K6_ENV>.json
+// open loans. Settings resolve as the k6 scripts resolve them (lib/config.js: env/<FOLIO_ENV>.json
 // plus FOLIO_* overrides); the login is lib/k6/auth.js's: POST /authn/login-with-expiry, or the
 // legacy /authn/login when that answers 404 (mod-login : ramls/login.raml).
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { envFileName, parseEnvFile, resolveConfig } from '../../lib/config.js';
+import { envFileOf, parseEnvFile, resolveConfig, TARGET_ENV } from '../../lib/config.js';
 import { errorDetail, cqlQuote, cqlId } from '../../lib/folio.js';
 import { sessionFromExpiryResponse } from '../../lib/auth.js';
 import { ROOT } from '../cli/stack-defaults.mjs';
@@ -26,12 +26,12 @@ export class TargetError extends Error {
 /** The run's target settings, as k6 will resolve them. */
 export function targetConfig(env) {
   try {
-    const where = envFileName(env.K6_ENV);
+    const where = envFileOf(env);
     let text;
     try {
       text = readFileSync(join(ROOT, where.file), 'utf8');
     } catch {
-      throw new TargetError(1, `${where.file} does not exist; fix: use K6_ENV=<a file in env/>, e.g. K6_ENV=local`);
+      throw new TargetError(1, `${where.file} does not exist; fix: use ${TARGET_ENV}=<a file in env/>, e.g. ${TARGET_ENV}=local`);
     }
     return resolveConfig(parseEnvFile(text, where.file, defaultsFor), env, where, { noData: true });
   } catch (e) {

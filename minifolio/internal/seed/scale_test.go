@@ -8,6 +8,8 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -49,7 +51,8 @@ func TestPresetProportions(t *testing.T) {
 	}
 	// demo is what make run seeded before the presets: same data, same speed.
 	demo, _ := Preset("demo")
-	want := Scale{Name: "demo", Instances: 20_000, Holdings: 20_000, Items: 20_000, Users: 2_000, Loans: 500, Authorities: 2_000, Why: demo.Why}
+	want := Scale{Name: "demo", Instances: 20_000, Holdings: 20_000, Items: 20_000, Users: 2_000, Loans: 500, Authorities: 2_000, Why: demo.Why,
+		shape: [3]int{1, 1, 1}}
 	if demo != want {
 		t.Errorf("demo %+v, want %+v", demo, want)
 	}
@@ -61,13 +64,33 @@ func TestPresetProportions(t *testing.T) {
 	}
 }
 
-// A size flag given with a preset wins; the others come from the preset.
+// A size flag given with a preset wins; the others come from the preset,
+// holdings and instances in its proportions to the items given.
 func TestPresetApplyKeepsGivenFlags(t *testing.T) {
 	s, _ := Preset("1m")
-	o := Options{Items: 5_000_000, Users: 7}
+	o := Options{Items: 8_900_000, Users: 7}
 	s.Apply(&o, map[string]bool{"items": true})
-	if o.Items != 5_000_000 || o.Users != s.Users || o.Instances != s.Instances || o.ClosedLoans != s.ClosedLoans {
+	if o.Items != 8_900_000 || o.Holdings != 7_800_000 || o.Instances != 7_300_000 || o.Users != s.Users || o.ClosedLoans != s.ClosedLoans {
 		t.Errorf("%+v", o)
+	}
+	demo, _ := Preset("demo")
+	o = Options{Items: 3000}
+	demo.Apply(&o, map[string]bool{"items": true})
+	if o.Items != 3000 || o.Holdings != 3000 || o.Instances != 3000 || o.Users != 2000 || o.Loans != 500 {
+		t.Errorf("demo with --items 3000 is 3,000 of each, as before presets: %+v", o)
+	}
+	o = Options{Items: 3000, Holdings: 1000}
+	s.Apply(&o, map[string]bool{"items": true, "holdings": true})
+	if o.Holdings != 1000 || o.Instances != ratio(1000, PTFInstances, PTFHoldings) {
+		t.Errorf("instances follow the holdings given: %+v", o)
+	}
+	for _, name := range PresetNames() {
+		p, _ := Preset(name)
+		var o Options
+		p.Apply(&o, nil)
+		if o.Items != p.Items || o.Holdings != p.Holdings || o.Instances != p.Instances {
+			t.Errorf("%s alone is its own sizes: %+v", name, o)
+		}
 	}
 }
 
@@ -268,5 +291,43 @@ func TestCopyFormat(t *testing.T) {
 	}
 	if !bytes.Equal(b, []byte{0xff, 0xff}) || done.n.Load() != 2 {
 		t.Errorf("trailer % x, %d rows counted", b, done.n.Load())
+	}
+}
+
+// --copy-dir writes each bulk table's stream, exactly its rows, and needs no
+// database (the bench's floor loads these files with PostgreSQL alone).
+func TestCopyDirWritesTheStreams(t *testing.T) {
+	dir := t.TempDir()
+	o := Options{Tenant: "t1", AdminUser: "a", AdminPassword: "b", Items: 30, Holdings: 20, Instances: 10, Users: 7,
+		ClosedLoans: 4, Words: []string{"alpha", "beta"}, CopyDir: dir}
+	if _, err := Run(t.Context(), nil, o); err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct {
+		table string
+		rows  int
+	}{{"instance", 10}, {"holdings_record", 20}, {"item", 30}, {"users", 7}, {"loan", 4}} {
+		schema := "mod_inventory_storage"
+		switch c.table {
+		case "users":
+			schema = "mod_users"
+		case "loan":
+			schema = "mod_circulation_storage"
+		}
+		b, err := os.ReadFile(filepath.Join(dir, CopyFileName(schema, c.table)))
+		if err != nil {
+			t.Fatal(err)
+		}
+		n := 0
+		for b = b[19:]; binary.BigEndian.Uint16(b) == 2; n++ {
+			b = b[22:]
+			b = b[4+int(binary.BigEndian.Uint32(b)):]
+		}
+		if n != c.rows || !bytes.Equal(b, copyTrailer) {
+			t.Errorf("%s: %d rows, want %d; tail % x", c.table, n, c.rows, b)
+		}
+	}
+	if _, err := os.Stat(filepath.Join(dir, CopyFileName("mod_inventory_storage", "authority"))); !os.IsNotExist(err) {
+		t.Errorf("a table without rows gets no file: %v", err)
 	}
 }

@@ -6,12 +6,16 @@
 import { METRICS, TAGS, SEARCH_SLOW_MS, SEARCH_KINDS } from '../../../lib/metrics.js';
 import { summaryDocument } from '../../../lib/search/summary.js';
 import { TEMPLATES } from '../../../lib/search/templates.js';
-import { s3, f2, int, signedPct, plural } from '../format.mjs';
+import { s3, f1, f2, int, signedPct, plural } from '../format.mjs';
+import { deltaPct } from '../stats.mjs';
+import { table, cellOf, valueOf } from '../doc.mjs';
+import { code, finding, cannot, fig, figValue, versus } from '../findings.mjs';
 import { COLUMNS, row, ruleText } from '../compare-tables.mjs';
 
 export const title = 'mod-search';
-// The charts and the longevity section follow each template group's request times.
-export const series = { measurement: METRICS.httpDuration, tag: TAGS.group, unit: 'requests/s' };
+// The charts and the longevity section follow each template group's request times (milliseconds:
+// requests are APIs).
+export const series = { measurement: METRICS.httpDuration, tag: TAGS.group, unit: 'requests/s', timeUnit: 'ms' };
 // A run needs OpenSearch (minifolio's mod-search) and the query files.
 export const needs = ['opensearch', 'search-data'];
 
@@ -21,59 +25,213 @@ export function expectedSteps(meta) {
 }
 
 const PHASE = { baseline: 'baseline', reindex: 'under reindex' };
+// summary.json keeps the mod-search report's seconds; the report shows requests in milliseconds.
+const ms = (v) => (typeof v === 'number' && Number.isFinite(v) ? v * 1000 : null);
+// A request's time is judged by the rule for transactions (a search is the user's whole wait).
+const CMP = { rule: 'transactions', toMs: 1 };
+const RPS = { rule: 'resources', toMs: 1, better: 'higher' };
 
 export function stepBlock(st) {
-  return {
-    type: 'table',
+  const stat = (label, get, extra = {}) => ({ label, align: 'r', fmt: f1, get: (r) => ms(get(r)), ...extra });
+  return table({
     id: `search-${st.vus}-${st.phase}`,
-    caption: `${plural(st.vus, 'user')}, ${PHASE[st.phase] || st.phase} (seconds; >${SEARCH_SLOW_MS} ms = requests over ${SEARCH_SLOW_MS} ms)`,
-    columns: [{ label: 'Template', wrap: true }, ...['Total', 'Req/s', 'Min', 'p50', 'p75', 'p95', 'p99', 'Max', 'Avg', `>${SEARCH_SLOW_MS} ms`].map((label) => ({ label, align: 'r' }))],
-    rows: st.rows.map((r) => [r.name, int(r.total), f2(r.rps), s3(r.min), s3(r.p50), s3(r.p75), s3(r.p95), s3(r.p99), s3(r.max), s3(r.avg), int(r.slow)]),
+    caption: `${plural(st.vus, 'user')}, ${PHASE[st.phase] || st.phase} (milliseconds; >${SEARCH_SLOW_MS} ms = requests over ${SEARCH_SLOW_MS} ms)`,
+    columns: [
+      { label: 'Template', wrap: true, get: (r) => r.name },
+      { label: 'Total', align: 'r', fmt: int, get: (r) => r.total },
+      { label: 'Req/s', align: 'r', fmt: f2, get: (r) => r.rps, against: false },
+      stat('Min', (r) => r.min, { against: false }),
+      stat('p50', (r) => r.p50, { against: false }),
+      stat('p75', (r) => r.p75, { against: false }),
+      stat('p95', (r) => r.p95, { cmp: CMP }),
+      stat('p99', (r) => r.p99, { against: false }),
+      stat('Max', (r) => r.max, { against: false }),
+      stat('Avg', (r) => r.avg, { cmp: CMP }),
+      { label: `>${SEARCH_SLOW_MS} ms`, align: 'r', fmt: int, get: (r) => r.slow },
+    ],
+    data: st.rows,
+    key: (r) => r.name,
     empty: 'No search request recorded.',
     source: 'summary.json tables.searchSteps (lib/search/summary.js)',
-  };
+  });
 }
 
+const stepKey = (st) => `${st.vus}|${st.phase}`;
+
 export function averagesBlock(steps) {
-  return {
-    type: 'table',
+  const kind = (k) => ({ label: `${k === 'regular' ? 'Regular' : k === 'wildcard' ? 'Wildcard' : 'Wildcard prefix'} avg`, align: 'r', fmt: f1, get: (st) => ms(st.kinds?.[k]?.avg), cmp: CMP });
+  return table({
     id: 'search-averages',
-    caption: `Group averages and totals (seconds; a kind's average weighs each template by its requests)`,
-    columns: [{ label: 'Users' }, { label: 'Phase' }, { label: 'Regular avg', align: 'r' }, { label: 'Wildcard avg', align: 'r' }, { label: 'Wildcard prefix avg', align: 'r' }, { label: 'Requests', align: 'r' }, { label: 'Req/s', align: 'r' }, { label: `>${SEARCH_SLOW_MS} ms`, align: 'r' }],
-    rows: steps.map((st) => [String(st.vus), PHASE[st.phase] || st.phase, s3(st.kinds?.regular?.avg), s3(st.kinds?.wildcard?.avg), s3(st.kinds?.['wildcard-prefix']?.avg), int(st.total), f2(st.rps), int(st.slow)]),
+    caption: "Group averages and totals (milliseconds; a kind's average weighs each template by its requests)",
+    columns: [
+      { label: 'Users', get: (st) => st.vus },
+      { label: 'Phase', get: (st) => PHASE[st.phase] || st.phase },
+      ...SEARCH_KINDS.map(kind),
+      { label: 'Requests', align: 'r', fmt: int, get: (st) => st.total },
+      { label: 'Req/s', align: 'r', fmt: f2, get: (st) => st.rps, cmp: RPS },
+      { label: `>${SEARCH_SLOW_MS} ms`, align: 'r', fmt: int, get: (st) => st.slow, against: false },
+    ],
+    data: steps,
+    key: stepKey,
+    labelCols: 2,
     empty: 'No search request recorded.',
     source: 'summary.json tables.searchSteps (lib/search/summary.js)',
-  };
+  });
+}
+
+/**
+ * Per user count and template group (PTF's fragments): the requests' average at baseline and under
+ * the background reindex (each template weighed by its requests), and the reindex's cost (Δ %).
+ */
+export function groupRows(steps) {
+  const out = [];
+  const vus = [...new Set(steps.map((st) => st.vus))].sort((a, b) => a - b);
+  for (const v of vus) {
+    const avgOf = (phase, group) => {
+      const rows = (steps.find((st) => st.vus === v && st.phase === phase)?.rows || []).filter((r) => r.group === group && r.total > 0 && Number.isFinite(r.avg));
+      const n = rows.reduce((a, r) => a + r.total, 0);
+      return n ? { avg: rows.reduce((a, r) => a + r.avg * r.total, 0) / n, total: n } : null;
+    };
+    const groups = [...new Set(steps.filter((st) => st.vus === v).flatMap((st) => st.rows.map((r) => r.group)))].filter(Boolean).sort();
+    for (const g of groups) {
+      const b = avgOf('baseline', g);
+      const r = avgOf('reindex', g);
+      out.push({ vus: v, group: g, total: b?.total ?? null, baseline: b?.avg ?? null, reindex: r?.avg ?? null, cost: deltaPct(b?.avg, r?.avg) });
+    }
+  }
+  return out;
+}
+
+export function groupsBlock(steps) {
+  const reindex = steps.some((st) => st.phase === 'reindex');
+  return table({
+    id: 'search-groups',
+    caption: `Template groups per user count: average request time (milliseconds)${reindex ? ', baseline and under the background reindex, and the reindex\'s cost' : ''}`,
+    columns: [
+      { label: 'Group', get: (r) => r.group },
+      { label: 'Users', align: 'r', get: (r) => r.vus },
+      { label: 'Requests', align: 'r', fmt: int, get: (r) => r.total, against: false },
+      { label: 'Avg', align: 'r', fmt: f1, get: (r) => ms(r.baseline), cmp: CMP },
+      ...(reindex
+        ? [
+            { label: 'Avg under reindex', align: 'r', fmt: f1, get: (r) => ms(r.reindex), cmp: CMP },
+            { label: 'Reindex cost', align: 'r', fmt: signedPct, get: (r) => r.cost },
+          ]
+        : []),
+    ],
+    data: groupRows(steps),
+    key: (r) => `${r.group}|${r.vus}`,
+    labelCols: 2,
+    empty: 'No search request recorded.',
+    source: 'summary.json tables.searchSteps (lib/search/summary.js), weighed by requests',
+  });
 }
 
 export function phaseBlocks(cmp) {
-  return cmp.map((c) => ({
-    type: 'table',
-    id: `search-phases-${c.vus}`,
-    caption: `${plural(c.vus, 'user')}: baseline vs under reindex (seconds; Δ = reindex / baseline - 1); requests ${c.total.baseline} → ${c.total.reindex} (${signedPct(c.total.deltaPct)}), ${f2(c.rps.baseline)} → ${f2(c.rps.reindex)} req/s`,
-    columns: [{ label: 'Template', wrap: true }, ...['Avg', 'Avg reindex', 'Δ avg', 'p95', 'p95 reindex', 'Δ p95', 'Req/s', 'Req/s reindex', 'Δ req/s'].map((label) => ({ label, align: 'r' }))],
-    rows: c.rows.map((r) => [r.name, s3(r.baseline.avg), s3(r.reindex?.avg), signedPct(r.deltaAvgPct), s3(r.baseline.p95), s3(r.reindex?.p95), signedPct(r.deltaP95Pct), f2(r.baseline.rps), f2(r.reindex?.rps), signedPct(r.deltaRpsPct)]),
-    source: 'summary.json tables.phaseComparison (lib/search/summary.js)',
-  }));
+  return cmp.map((c) =>
+    table({
+      id: `search-phases-${c.vus}`,
+      caption: `${plural(c.vus, 'user')}: baseline vs under reindex (milliseconds; Δ = reindex / baseline - 1); requests ${c.total.baseline} → ${c.total.reindex} (${signedPct(c.total.deltaPct)}), ${f2(c.rps.baseline)} → ${f2(c.rps.reindex)} req/s`,
+      columns: [
+        { label: 'Template', wrap: true, get: (r) => r.name },
+        { label: 'Avg', align: 'r', fmt: f1, get: (r) => ms(r.baseline.avg) },
+        { label: 'Avg reindex', align: 'r', fmt: f1, get: (r) => ms(r.reindex?.avg) },
+        { label: 'Δ avg', align: 'r', fmt: signedPct, get: (r) => r.deltaAvgPct },
+        { label: 'p95', align: 'r', fmt: f1, get: (r) => ms(r.baseline.p95) },
+        { label: 'p95 reindex', align: 'r', fmt: f1, get: (r) => ms(r.reindex?.p95) },
+        { label: 'Δ p95', align: 'r', fmt: signedPct, get: (r) => r.deltaP95Pct },
+        { label: 'Req/s', align: 'r', fmt: f2, get: (r) => r.baseline.rps },
+        { label: 'Req/s reindex', align: 'r', fmt: f2, get: (r) => r.reindex?.rps },
+        { label: 'Δ req/s', align: 'r', fmt: signedPct, get: (r) => r.deltaRpsPct },
+      ],
+      data: c.rows,
+      key: (r) => r.name,
+      source: 'summary.json tables.phaseComparison (lib/search/summary.js)',
+    }),
+  );
 }
 
 export function reindexBlock(rows, tenant) {
-  return {
-    type: 'table',
+  return table({
     id: 'search-reindex',
-    caption: tenant ? `Background reindex of ${tenant}` : 'Background reindex',
-    columns: [{ label: 'Users' }, { label: 'Reindexes', align: 'r' }, { label: 'Outcomes' }, { label: 'Avg s', align: 'r' }, { label: 'Max s', align: 'r' }, { label: 'Started' }, { label: 'Ended' }],
-    rows: rows.map((r) => [String(r.vus), int(r.count), Object.entries(r.outcomes || {}).map(([k, n]) => `${n} ${k}`).join(', ') || 'none ended', s3(r.durationS?.avg), s3(r.durationS?.max), r.startedAt || '-', r.endedAt || '-']),
+    caption: `${tenant ? `Background reindex of ${tenant}` : 'Background reindex'} (durations in seconds)`,
+    columns: [
+      { label: 'Users', get: (r) => r.vus },
+      { label: 'Reindexes', align: 'r', fmt: int, get: (r) => r.count },
+      { label: 'Outcomes', get: (r) => Object.entries(r.outcomes || {}).map(([k, n]) => `${n} ${k}`).join(', ') || 'none ended' },
+      { label: 'Avg s', align: 'r', fmt: s3, get: (r) => r.durationS?.avg },
+      { label: 'Max s', align: 'r', fmt: s3, get: (r) => r.durationS?.max },
+      { label: 'Started', get: (r) => r.startedAt || '-' },
+      { label: 'Ended', get: (r) => r.endedAt || '-' },
+    ],
+    data: rows,
+    key: (r) => String(r.vus),
     empty: tenant ? 'No reindex recorded.' : 'None (the run had no reindex phase: REINDEX_TENANT was not set).',
     source: 'summary.json tables.reindex (lib/search/summary.js)',
-  };
+  });
 }
+
+// ---- the summary's rules of this workflow (docs/report.md) -----------------------------------
+
+const lastKey = (ctx, phase) => {
+  const steps = ctx.data.steps.filter((st) => !phase || st.phase === phase);
+  return steps.length ? steps[steps.length - 1] : null;
+};
+
+/** The worst request: the template with the highest p95 at the most users, baseline phase. */
+export const worstTemplate = {
+  id: 'worst-template',
+  title: 'Worst request',
+  judge(ctx) {
+    const st = lastKey(ctx, 'baseline');
+    const b = st && ctx.t(`search-${st.vus}-baseline`);
+    if (!b || b.rows.length === 0) return cannot('no search request recorded');
+    let w = 0;
+    b.rows.forEach((_, i) => {
+      if ((figValue(b, i, 'p95') ?? -1) > (figValue(b, w, 'p95') ?? -1)) w = i;
+    });
+    return [finding(`Worst request (highest p95 with the most users, baseline): ${code(b.rows[w][0])}, ${fig(b, w, 'p95')} ms${versus(ctx, b, w, 'p95', ' ms')}`, b.id, b.keys[w])];
+  },
+};
+
+/** The slowest template group at the most users (baseline), PTF's fragments. */
+export const slowestGroup = {
+  id: 'slowest-group',
+  title: 'Slowest template group',
+  judge(ctx) {
+    const b = ctx.t('search-groups');
+    const rows = b.keys.map((k, i) => ({ k, i, vus: Number(k.split('|')[1]), avg: figValue(b, i, 'Avg') })).filter((r) => typeof r.avg === 'number');
+    if (rows.length === 0) return cannot('no search request recorded');
+    const top = Math.max(...rows.map((r) => r.vus));
+    const r = rows.filter((x) => x.vus === top).sort((x, y) => y.avg - x.avg)[0];
+    return [finding(`Slowest group at ${plural(top, 'user')}: ${code(b.rows[r.i][0])}, average ${fig(b, r.i, 'Avg')} ms${versus(ctx, b, r.i, 'Avg', ' ms')}`, b.id, r.k)];
+  },
+};
+
+/** What the background reindex of another tenant cost: the group it slowed most, at the most users. */
+export const reindexCost = {
+  id: 'reindex-cost',
+  title: 'Cost of the background reindex',
+  judge(ctx) {
+    const b = ctx.t('search-groups');
+    if (!b.columns.some((c) => c.label === 'Reindex cost')) return cannot('the run had no reindex phase (REINDEX_TENANT not set)');
+    const rows = b.keys.map((k, i) => ({ k, i, vus: Number(k.split('|')[1]), cost: valueOf(b, i, 'Reindex cost') })).filter((r) => typeof r.cost === 'number');
+    if (rows.length === 0) return cannot('no group ran in both phases');
+    const top = Math.max(...rows.map((r) => r.vus));
+    const r = rows.filter((x) => x.vus === top).sort((x, y) => y.cost - x.cost)[0];
+    const what = r.cost > 0 ? 'the group the reindex slowed most' : 'no group was slower under reindex; the largest change';
+    return [finding(`Reindex cost at ${plural(top, 'user')}: ${code(b.rows[r.i][0])} ${cellOf(b, r.i, 'Reindex cost')}, ${what} (average ${fig(b, r.i, 'Avg')} ms, ${fig(b, r.i, 'Avg under reindex')} ms under reindex)`, b.id, r.k)];
+  },
+};
+
+/** This workflow's summary rules, after the pass and regression verdicts (tools/report/findings.mjs). */
+export const findings = [worstTemplate, slowestGroup, reindexCost];
 
 /** The report's tables of this workflow, from summary.json. */
 export function blocks(summary) {
   const t = summary.tables || {};
   const steps = t.searchSteps || [];
-  return [...steps.map(stepBlock), averagesBlock(steps), ...phaseBlocks(t.phaseComparison || []), reindexBlock(t.reindex || [], summary.meta?.reindexTenant)];
+  return [averagesBlock(steps), groupsBlock(steps), ...steps.map(stepBlock), ...phaseBlocks(t.phaseComparison || []), reindexBlock(t.reindex || [], summary.meta?.reindexTenant)];
 }
 
 // ---- comparison of two runs -------------------------------------------------------------------

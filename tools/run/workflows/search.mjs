@@ -5,12 +5,19 @@
 // (data/search/) and OpenSearch are built by make (the workflow's `needs`).
 import { join } from 'node:path';
 
+// OpenSearch's heap per SEED_SCALE: the default for the demo's 20,000 instances; for a million, a
+// heap whose indexing buffer (10 % of it) takes a reindex's bulk requests without flushing tiny
+// segments; ptf's 7.3 M within the ~4 GB one stack of several on a 24 GB machine may take.
+const OPENSEARCH_HEAP = { demo: '512m', '1m': '2g', ptf: '4g' };
+
 export default {
   dashboard: 'folio-mod-search',
 
   async minifolioArgs(ctx) {
-    // OpenSearch joins the stack only for this workflow (reused when it runs already).
-    await ctx.step('stack/stack.sh', ['up', 'search']);
+    // OpenSearch joins the stack only for this workflow (reused when it runs already), with a heap
+    // for the scale's index unless FP_OPENSEARCH_HEAP says otherwise (docs/scale.md).
+    const heap = ctx.env.FP_OPENSEARCH_HEAP || OPENSEARCH_HEAP[ctx.plan.seed.scale] || OPENSEARCH_HEAP.demo;
+    await ctx.step('stack/stack.sh', ['up', 'search'], { env: { ...ctx.env, FP_OPENSEARCH_HEAP: heap } });
     return ['--opensearch', `http://127.0.0.1:${ctx.defaults.FP_OPENSEARCH_PORT}`];
   },
 
