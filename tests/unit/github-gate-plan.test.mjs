@@ -102,7 +102,7 @@ test('settings: NAME=VALUE lines; secrets, the inputs\' own names and what would
   oneLine(() => parseSettings('think=ptf'), /^settings \(GATE_SETTINGS\): "think=ptf" is not a NAME=VALUE line/);
   oneLine(() => parseSettings('FOLIO_PASSWORD=x'), /FOLIO_PASSWORD is a secret; fix: pass it as a secret of the workflow/);
   oneLine(() => parseSettings('FOLIO_URL=https://prod'), /FOLIO_URL is set by the input folio-url; fix: remove it from settings and set folio-url/);
-  for (const k of ['TESTID', 'K6_ENV', 'MINIFOLIO_PROFILE', 'BASELINE']) oneLine(() => parseSettings(`${k}=x`), new RegExp(`${k} cannot be set here`));
+  for (const k of ['TESTID', 'FOLIO_ENV', 'K6_ENV', 'MINIFOLIO_PROFILE', 'BASELINE']) oneLine(() => parseSettings(`${k}=x`), new RegExp(`${k} cannot be set here`));
 });
 
 test('job summary: the baseline per run and metric, how to judge against it; the candidate above and below the verdict', () => {

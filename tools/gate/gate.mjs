@@ -24,6 +24,7 @@ import { forwardSignals, runChild, signalsReceived } from '../run/children.mjs';
 import { portAnswers, stackAnswers } from '../run/stack-answers.mjs';
 import { DEFAULT_WORKFLOW, descriptor } from '../workflows.mjs';
 import { readBaseline } from '../verdict/baseline.mjs';
+import { OLD_TARGET_ENV, TARGET_ENV } from '../../lib/config.js';
 import { GateError, gatePlan, parseSettings, runArgs, verdictArgs } from './plan.mjs';
 import { baselineSummary, candidateFooter, candidateHeader } from './summary.mjs';
 
@@ -38,7 +39,8 @@ const MARKER = 'gate-started-stack';
 const childEnv = (extra = {}) => {
   const env = { ...process.env, K6_AUTO_EXTENSION_RESOLUTION: 'false', K6_NO_USAGE_REPORT: 'true', ...extra };
   // The inputs name the target; an env file of the runner's shell must not add to it.
-  delete env.K6_ENV;
+  delete env[TARGET_ENV];
+  delete env[OLD_TARGET_ENV];
   return env;
 };
 const folioPerf = (args, { env, ...opts } = {}) => runChild(process.execPath, [join(ROOT, 'tools', 'folio-perf.mjs'), ...args], { ...opts, env: childEnv(env), cwd: ROOT });

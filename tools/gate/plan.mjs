@@ -7,6 +7,7 @@
 //   FOLIO_URL, FOLIO_TENANT, FOLIO_USER, DATA, FOLIO_DB_HOST/PORT/NAME/USER/SSLMODE, RELEASE,
 //   PROFILE, DURATION   what every `folio-perf run` reads (docs/settings.md), here set explicitly,
 //                       so that no field of env/local.json (minifolio's) reaches your FOLIO's run
+//                       (and FOLIO_ENV/K6_ENV are removed from the runs' environment)
 //   GATE_SETTINGS       more NAME=VALUE lines for the runs (THINK=..., VUS=..., CHECKIN_POOL=...)
 //   GATE_BASELINE       candidate: a baseline file, relative to GATE_REPOSITORY_DIR (your
 //                       repository's checkout); else GATE_BASELINE_DIR/baseline.json (the artifact
@@ -15,6 +16,7 @@
 import { isAbsolute, join } from 'node:path';
 import { buildProfile } from '../../lib/profiles.js';
 import { testidStamp } from '../../lib/testid.js';
+import { OLD_TARGET_ENV, TARGET_ENV } from '../../lib/config.js';
 
 export class GateError extends Error {
   constructor(message) {
@@ -57,7 +59,13 @@ const SETTING = /^([A-Z][A-Z0-9_]*)=(.*)$/;
 // What the gate sets from its own inputs: given again in `settings`, one of the two would lose.
 const OWN = ['FOLIO_URL', 'FOLIO_TENANT', 'FOLIO_USER', 'FOLIO_DB_HOST', 'FOLIO_DB_PORT', 'FOLIO_DB_NAME', 'FOLIO_DB_USER', 'FOLIO_DB_SSLMODE', 'DATA', 'RELEASE', 'PROFILE', 'DURATION'];
 // Settings that would point the run elsewhere than the inputs say, or make it another kind of run.
-const REFUSED = { TESTID: 'the gate names its runs', K6_ENV: 'the inputs name your FOLIO', MINIFOLIO_PROFILE: 'minifolio is not your FOLIO', BASELINE: 'the gate judges with the verdict, after the run' };
+const REFUSED = {
+  TESTID: 'the gate names its runs',
+  [TARGET_ENV]: 'the inputs name your FOLIO',
+  [OLD_TARGET_ENV]: 'the inputs name your FOLIO',
+  MINIFOLIO_PROFILE: 'minifolio is not your FOLIO',
+  BASELINE: 'the gate judges with the verdict, after the run',
+};
 
 /** Where a job's files go (uploaded as its artifact), relative to folio-perf's checkout. */
 export const resultsDir = (mode) => join('results', `gate-${mode}`);
