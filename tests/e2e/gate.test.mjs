@@ -9,7 +9,7 @@
 // slower from a machine slowdown "regressed"; docs/benchmarks.md's bench-gate figures show why). Bad input stops with one line. Runs go through folio-perf run like make run.
 import { test, before } from 'node:test';
 import assert from 'node:assert/strict';
-import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { repo, env, run } from './helpers.mjs';
@@ -153,6 +153,13 @@ test('perf-gate with a base commit: baseline runs by the base worktree around th
   // The runs' own output (stderr, in the order they ran); stdout holds the baseline and verdict.
   const ids = [...new Set([...r.stderr.matchAll(/gate-(baseline1|candidate|baseline2)-\d{8}T\d{6}Z/g)].map((m) => m[1]))];
   assert.deepEqual(ids, ['baseline1', 'candidate', 'baseline2'], out);
+  // Every run stays in this checkout's results/ (the workflow uploads it), the base worktree's
+  // too, each with its release report (k6's own HTML report needs a longer run than these).
+  const testids = [...new Set([...r.stderr.matchAll(/gate-(?:baseline1|candidate|baseline2)-\d{8}T\d{6}Z/g)].map((m) => m[0]))];
+  assert.equal(testids.length, 3, out);
+  for (const t of testids) {
+    for (const f of ['summary.json', 'report.md', 'report.html']) assert.ok(existsSync(join(repo, 'results', t, f)), `results/${t}/${f}`);
+  }
   assert.match(out, /^baseline results\/gate-baseline-\S+\.json: cico runs gate-baseline1-\S+, gate-baseline2-\S+/m);
   // GATE_CONTROL's default: every metric relative to the run's speed, and the speed's own row.
   assert.match(out, /p\(95\) ÷ run speed/);
