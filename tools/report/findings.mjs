@@ -199,7 +199,9 @@ export const connections = {
     if (b.rows.length === 0) return cannot('no postgresql samples for the run (Telegraf\'s postgresql input)');
     if (b.rows.length === 1) return cannot('one user count: no growth of connections to judge');
     const i = b.rows.length - 1;
-    return [finding(`Database connections at ${cellOf(b, i, 'Users')} users: ${fig(b, i, 'Average')} on average, ${cellOf(b, i, 'vs first step')} from the first step`, 'db-connections', b.keys[i])];
+    const st = topStep(ctx);
+    const at = st && b.keys[i] === stepKey(st) ? usersText(st) : `${cellOf(b, i, 'Users')} users`;
+    return [finding(`Database connections at ${at}: ${fig(b, i, 'Average')} on average, ${cellOf(b, i, 'vs first step')} from the first step`, 'db-connections', b.keys[i])];
   },
 };
 
