@@ -86,7 +86,7 @@ reset: ## minifolio's FP_TENANT (defaults.env) back to the pre-test state, e.g. 
 	@node tools/folio-perf.mjs reset
 
 # test, demo, drills, perf-gate and the benchmarks start with tools/local-env.sh: whatever the shell
-# exports (FOLIO_URL, FOLIO_PASSWORD, K6_ENV, ...), they run on this machine's stack only. So their
+# exports (FOLIO_URL, FOLIO_PASSWORD, FOLIO_ENV, ...), they run on this machine's stack only. So their
 # steps that need the stack run inside their scripts, not as make prerequisites (which run first).
 demo: ## the main job: CICO at 1, 5, 8, 20 users (minifolio lotus), then mod-search at 1 and 20 users, alone and while FP_REINDEX_TENANT (defaults.env) reindexes (local minifolio only)
 	@tools/demo.sh

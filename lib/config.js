@@ -1,4 +1,4 @@
-// Target configuration: env/<K6_ENV>.json merged with environment overrides, validated before any
+// Target configuration: env/<FOLIO_ENV>.json merged with environment overrides, validated before any
 // load is generated. Pure: k6 reads the file with open() in init context (lib/k6/run.js, scripts/smoke.js) and
 // hands the text here, so Node's test runner checks every message without k6.
 
@@ -39,13 +39,44 @@ function fail(field, problem, fix) {
   throw new ConfigError(`config: ${field} ${problem}; fix: ${fix}`);
 }
 
-// The file name for an environment, validated so K6_ENV cannot walk out of env/.
+// The setting that names the target's env file. FOLIO_ENV is folio-perf's own; K6_ENV, its old
+// name, lies in k6's own K6_* option namespace (K6_OUT, K6_VUS, ...), where a future k6 option of
+// that name would take it over: it is still read, with a warning.
+export const TARGET_ENV = 'FOLIO_ENV';
+export const OLD_TARGET_ENV = 'K6_ENV';
+
+const isSet = (v) => v !== undefined && v !== '';
+
+/**
+ * The env name the environment asks for: { name (undefined: the default), warning (a line to print,
+ * or null) }. FOLIO_ENV wins; K6_ENV alone is taken with a warning; both, differing, is refused.
+ */
+export function targetEnvName(env) {
+  const now = env[TARGET_ENV];
+  const old = env[OLD_TARGET_ENV];
+  if (isSet(now) && isSet(old) && now !== old) {
+    fail(OLD_TARGET_ENV, `"${old}" disagrees with ${TARGET_ENV} "${now}"`, `unset ${OLD_TARGET_ENV} (its new name is ${TARGET_ENV})`);
+  }
+  if (isSet(now)) return { name: String(now), warning: null };
+  if (isSet(old)) {
+    return { name: String(old), warning: `${OLD_TARGET_ENV} is the old name of ${TARGET_ENV} (K6_* names are k6's own options); fix: use ${TARGET_ENV}=${old}` };
+  }
+  return { name: undefined, warning: null };
+}
+
+// The file name for an environment, validated so FOLIO_ENV cannot walk out of env/.
 export function envFileName(envName) {
   const name = envName === undefined || envName === '' ? 'local' : String(envName);
   if (!ENV_NAME.test(name)) {
-    fail('K6_ENV', `"${name}" is not an environment name`, 'use the base name of a file in env/, e.g. K6_ENV=local');
+    fail(TARGET_ENV, `"${name}" is not an environment name`, `use the base name of a file in env/, e.g. ${TARGET_ENV}=local`);
   }
   return { name, file: `env/${name}.json` };
+}
+
+/** envFileName of what env asks for (targetEnvName), with its warning: { name, file, warning }. */
+export function envFileOf(env) {
+  const { name, warning } = targetEnvName(env);
+  return { ...envFileName(name), warning };
 }
 
 /**

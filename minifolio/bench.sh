@@ -75,7 +75,7 @@ echo "==> k6: $vus VUs, no think time, $duration (log: $log)"
 # --no-teardown: its check-ins would count as CPU but not as transactions (the
 # next bench resets the tenant anyway).
 read -r mf0 pg0 < <(server_ticks); gw0=$(proxied)
-k6env K6_ENV=local TESTID="$testid" RELEASE=fast PROFILE=smoke VUS="$vus" DURATION="$duration" THINK=none FOLIO_DB_PORT="$pg_port" \
+k6env FOLIO_ENV=local TESTID="$testid" RELEASE=fast PROFILE=smoke VUS="$vus" DURATION="$duration" THINK=none FOLIO_DB_PORT="$pg_port" \
   /usr/bin/time -f '%U %S' -o "results/$testid/k6-time.txt" bin/k6 run --quiet --address= --no-teardown scripts/check-in-check-out.js >"$log" 2>&1 || true
 read -r mf1 pg1 < <(server_ticks); gw1=$(proxied)
 read -r k6u k6s < <(tail -n1 "results/$testid/k6-time.txt")

@@ -26,8 +26,16 @@ test-e2e-drills: $(BIN)/k6 $(BIN)/minifolio ## the drills' own file only (tests/
 test-e2e-scale: $(BIN)/k6 $(BIN)/minifolio ## make run RUNNERS=1/2/4 with the same VUs: same work, no conflicts, all checked in; the verdict over all runners' samples (exact p95, 99 in aggregate)
 	@node --test --test-reporter=spec --test-concurrency=1 tests/e2e/scale.test.mjs
 
-# With a real FOLIO's settings exported (FOLIO_URL, FOLIO_PASSWORD, K6_ENV, ...): make test, drills,
+# With a real FOLIO's settings exported (FOLIO_URL, FOLIO_PASSWORD, FOLIO_ENV, ...): make test, drills,
 # demo, perf-gate and the benchmarks reach nothing but the local stack (tools/local-env.sh).
 .PHONY: test-e2e-local-only
 test-e2e-local-only: $(BIN)/k6 $(BIN)/minifolio ## a sentinel as the user's FOLIO: make test/drills/demo/perf-gate/bench-* with its settings exported never contact it; FP_LOCAL_ONLY refusals
 	@node --test --test-reporter=spec --test-concurrency=1 tests/e2e/local-only.test.mjs
+
+.PHONY: test-e2e-influx-auth
+test-e2e-influx-auth: $(BIN)/k6 $(BIN)/minifolio ## an InfluxDB with auth enabled: a run, its progress, report, verdict and baseline with K6_INFLUXDB_USERNAME/PASSWORD; the password in no argv, output or file
+	@node --test --test-reporter=spec --test-concurrency=1 tests/e2e/influx-auth.test.mjs
+
+.PHONY: test-e2e-eureka-workflows
+test-e2e-eureka-workflows: $(BIN)/k6 $(BIN)/minifolio opensearch search-data keycloak ## both workflows on lotus (Okapi), sunflower and trillium (Eureka), 0 failed requests; 20-second tokens refreshed by every VU; an empty authority index said at the start
+	@node --test --test-reporter=spec --test-concurrency=1 tests/e2e/eureka-workflows.test.mjs

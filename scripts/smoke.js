@@ -6,28 +6,30 @@
 //
 // Run (from the repository root):
 //   FOLIO_PASSWORD=admin K6_AUTO_EXTENSION_RESOLUTION=false bin/k6 run scripts/smoke.js
-// (K6_ENV picks env/<name>.json; FOLIO_URL, FOLIO_TENANT, FOLIO_USER override it.)
+// (FOLIO_ENV picks env/<name>.json; FOLIO_URL, FOLIO_TENANT, FOLIO_USER override it.)
 //
 // Where it lives: this file; the login in lib/k6/auth.js, the request and its rule in
 // lib/cico/api.js (servicePoints), sent by the client in lib/k6/folio.js.
 
 import exec from 'k6/execution';
-import { envFileName, parseEnvFile, resolveConfig, describeConfig } from '../lib/config.js';
+import { envFileOf, parseEnvFile, resolveConfig, describeConfig, TARGET_ENV } from '../lib/config.js';
 import { defaultsLookup } from '../lib/defaults.js';
 import { Session } from '../lib/k6/auth.js';
 import { makeClient, failureLog } from '../lib/k6/folio.js';
 import { servicePoints } from '../lib/cico/api.js';
+import { SYSTEM_TAGS } from '../lib/metrics.js';
 import { fatal } from '../lib/k6/run.js';
 import { makeTestId, validTestId } from '../lib/testid.js';
 
 function load() {
   try {
-    const where = envFileName(__ENV.K6_ENV);
+    const where = envFileOf(__ENV);
+    if (where.warning) console.warn(`folio-perf: ${where.warning}`);
     let text;
     try {
       text = open(import.meta.resolve(`../${where.file}`));
     } catch (_) {
-      throw new Error(`environment file ${where.file} cannot be read; fix: set K6_ENV to one of the files in env/`);
+      throw new Error(`environment file ${where.file} cannot be read; fix: set ${TARGET_ENV} to one of the files in env/`);
     }
     // The smoke test loads no test data, so neither DATA nor the database settings are checked.
     const lookup = defaultsLookup(__ENV, (f) => open(import.meta.resolve(`../${f}`)));
@@ -46,6 +48,7 @@ export const options = {
   vus: 1,
   iterations: 1,
   tags: { testid, workflow: 'smoke', release: cfg.release, target: cfg.target },
+  systemTags: [...SYSTEM_TAGS],
   thresholds: { checks: ['rate==1'] },
 };
 

@@ -83,7 +83,7 @@ async function k6(round) {
     repo, script: 'scripts/check-in-check-out.js', apiPort, warmS: WARM, windowS: WINDOW, log: join(out, `k6-${round}.log`),
     args: ['-o', `influxdb-lp=http://127.0.0.1:${setting('FP_INFLUX_PORT')}/k6`],
     env: {
-      K6_ENV: 'local', TESTID: `${testid}-${round}`, RELEASE: 'fast', FOLIO_TENANT: tenant, PROFILE: 'smoke', VUS: String(USERS), DURATION: `${seconds}s`,
+      FOLIO_ENV: 'local', TESTID: `${testid}-${round}`, RELEASE: 'fast', FOLIO_TENANT: tenant, PROFILE: 'smoke', VUS: String(USERS), DURATION: `${seconds}s`,
       THINK: 'none', PREFLIGHT: 'true', FOLIO_URL: `http://127.0.0.1:${port}`, FOLIO_DB_PORT: setting('FP_PG_PORT'), FOLIO_DB_PASSWORD: localDbPassword(),
       FOLIO_PASSWORD: password,
     },

@@ -58,7 +58,7 @@ const cico = (round) =>
   measureK6({
     repo, script: 'scripts/check-in-check-out.js', apiPort, warmS: WARM, windowS: WINDOW, log: join(out, `cico-${round}.log`), args: ['-o', influx],
     env: {
-      K6_ENV: 'local', TESTID: `${testid}-${round}`, RELEASE: 'fast', FOLIO_TENANT: tenant, PROFILE: 'smoke', VUS: String(VUS), DURATION: duration,
+      FOLIO_ENV: 'local', TESTID: `${testid}-${round}`, RELEASE: 'fast', FOLIO_TENANT: tenant, PROFILE: 'smoke', VUS: String(VUS), DURATION: duration,
       THINK: 'none', FOLIO_URL: `http://127.0.0.1:${port}`, FOLIO_DB_PORT: setting('FP_PG_PORT'), FOLIO_DB_PASSWORD: localDbPassword(), FOLIO_PASSWORD: password,
     },
   });

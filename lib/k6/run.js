@@ -6,10 +6,11 @@
 // k6 resolves open() paths against the calling script, so the entry script passes a `read`
 // function that opens paths relative to the repository root.
 
-import { envFileName, parseEnvFile, resolveConfig } from '../config.js';
+import { envFileOf, parseEnvFile, resolveConfig, TARGET_ENV } from '../config.js';
 import { defaultsLookup } from '../defaults.js';
 import { buildProfile } from '../profiles.js';
 import { makeTestId, validTestId } from '../testid.js';
+import { SYSTEM_TAGS } from '../metrics.js';
 
 // One line, no stack trace: k6 prints a thrown string as the error, and exits non-zero (107).
 export function fatal(e) {
@@ -42,8 +43,9 @@ function readFile(read, path, what, fix) {
 export function loadRun({ read, env, workflow, vu = 0, load = (path) => require(path) }) {
   try {
     const wf = workflow;
-    const where = envFileName(env.K6_ENV);
-    const text = readFile(read, where.file, 'environment file', `create ${where.file} (copy env/folio.example.json) or set K6_ENV to one of the files in env/`);
+    const where = envFileOf(env);
+    if (where.warning && vu === 0) console.warn(`folio-perf: ${where.warning}`);
+    const text = readFile(read, where.file, 'environment file', `create ${where.file} (copy env/folio.example.json) or set ${TARGET_ENV} to one of the files in env/`);
     const lookup = defaultsLookup(env, (f) => readFile(read, f, 'defaults file', `restore ${f} from the repository`));
     const cfg = resolveConfig(parseEnvFile(text, where.file, lookup), env, where, wf.config);
     const profile = buildProfile(env.PROFILE, { vus: env.VUS, duration: env.DURATION }, { profiles: wf.profiles, phases: typeof wf.phases === 'function' ? wf.phases(env) : wf.phases, startMs: wf.warmupMs ? wf.warmupMs(env) : 0 });
@@ -124,10 +126,8 @@ function planRun(wf, run, read, env, load) {
   };
 }
 
-// k6's default system tags but `url`. Every request's own URL (its ids and barcodes) would be a new
-// tag set per request, which k6 builds and keeps for the rest of the run, and a field of every
-// sample in InfluxDB; `name`, the templated path, is what the tables, dashboards and thresholds read.
-export const SYSTEM_TAGS = ['proto', 'subproto', 'status', 'method', 'name', 'group', 'check', 'error', 'error_code', 'tls_version', 'scenario', 'service', 'expected_response'];
+// k6's default system tags but `url`: their one home is lib/metrics.js (why, there).
+export { SYSTEM_TAGS };
 
 // INSTANCE names one runner of a run split over several k6 processes (make run RUNNERS=N sets it):
 // its samples carry the tag instance=<INSTANCE> beside the shared testid. Low cardinality: a

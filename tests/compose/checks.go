@@ -157,8 +157,8 @@ func K6WritesToInfluxDB(p *types.Project) []string {
 	if _, waits := k6.DependsOn[u.Hostname()]; !waits {
 		f = append(f, "k6 does not wait for "+u.Hostname())
 	}
-	if env(k6, "K6_ENV") != "docker" {
-		f = append(f, "k6: K6_ENV is not docker")
+	if env(k6, "FOLIO_ENV") != "docker" {
+		f = append(f, "k6: FOLIO_ENV is not docker")
 	}
 	if env(k6, "K6_AUTO_EXTENSION_RESOLUTION") != "false" {
 		f = append(f, "k6: K6_AUTO_EXTENSION_RESOLUTION is not false (k6 would try to download k6/x/sql)")

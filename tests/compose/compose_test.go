@@ -128,7 +128,7 @@ services:
   k6:
     image: folio-perf/k6:1
     profiles: [k6]
-    environment: { K6_OUT: "influxdb=http://localhost:8086/metrics", K6_ENV: local }
+    environment: { K6_OUT: "influxdb=http://localhost:8086/metrics", FOLIO_ENV: local }
     depends_on: [grafana]
 `
 	file := filepath.Join(dir, "docker-compose.yml")
@@ -151,7 +151,7 @@ services:
 	expect("binds", BindMountsExist(p), "missing does not exist")
 	expect("images", ImagesPinned(p), "influxdb has no tag", "uses latest")
 	expect("deps", DependenciesHealthy(p), "influxdb has no healthcheck", `condition "service_started"`)
-	expect("k6", K6WritesToInfluxDB(p), `"localhost" is not an InfluxDB`, "K6_ENV is not docker", "K6_AUTO_EXTENSION_RESOLUTION")
+	expect("k6", K6WritesToInfluxDB(p), `"localhost" is not an InfluxDB`, "FOLIO_ENV is not docker", "K6_AUTO_EXTENSION_RESOLUTION")
 	expect("grafana", GrafanaProvisioned(p, dir), "lacks datasources")
 	expect("modules", ModulesPerContainer(p, []string{"mod-users"}), "no service for module okapi", "no service for module mod-users")
 	expect("ports", LocalPortsOnly(p), "not 127.0.0.1")

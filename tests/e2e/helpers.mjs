@@ -47,7 +47,7 @@ export async function waitFor(fn, { seconds = 30, what = 'condition' } = {}) {
 }
 
 // childEnv is the environment of every process a test starts: only what tools/local-env.allow keeps
-// of this one (never the FOLIO_URL, FOLIO_PASSWORD, K6_ENV, DATA, ... of the shell that ran the
+// of this one (never the FOLIO_URL, FOLIO_PASSWORD, FOLIO_ENV, DATA, ... of the shell that ran the
 // tests), the test stack's database password (tools/test-env.sh), FP_LOCAL_ONLY=1 (a target off
 // this machine is refused) and then extra.
 export function childEnv(extra = {}) {
@@ -151,6 +151,38 @@ export function mdTable(text, captionStart) {
   const rows = [];
   for (let i = at + 2; i < lines.length && lines[i].startsWith('|'); i++) rows.push(lines[i].slice(2, -2).split(' | '));
   return { caption: lines[at], head: rows[0], rows: rows.slice(2) }; // header, separator, then the rows
+}
+
+/** Every distinct string (tag or field) of a run's points, with where it was first seen. */
+export async function cellsOfRun(testid) {
+  const cells = new Map();
+  for (const s of await influxQuery(`SELECT * FROM /.*/ WHERE "testid" = '${testid.replace(/'/g, "\\'")}'`)) {
+    for (const row of s.values) {
+      row.forEach((cell, i) => {
+        if (typeof cell === 'string' && !cells.has(cell)) cells.set(cell, `${s.name}.${s.columns[i]}`);
+      });
+    }
+  }
+  return cells;
+}
+
+/**
+ * Where any of `values` appears in a run's points: every tag and every string field of every
+ * measurement with the run's testid, as InfluxDB returns them. A value matches only as whole
+ * words (not inside a longer run of letters and digits), so a barcode never matches inside a
+ * timestamp. Returns "measurement.column = cell (holds value)" per distinct hit.
+ */
+export async function valuesInRun(testid, values) {
+  const cells = await cellsOfRun(testid);
+  const words = (text) => text.split(/[^0-9A-Za-z]+/).filter(Boolean);
+  const hits = [];
+  for (const [cell, where] of cells) {
+    const padded = ` ${words(cell).join(' ')} `;
+    for (const v of values) {
+      if (v && padded.includes(` ${words(v).join(' ')} `)) hits.push(`${where} = ${cell} (holds ${v})`);
+    }
+  }
+  return hits;
 }
 
 // The processes whose parent is pid, and theirs (from /proc): what a command started, to check

@@ -39,7 +39,7 @@ function userShell(folioUrl = sentinel.url) {
   return {
     FOLIO_URL: folioUrl, FOLIO_PASSWORD: 'x-real-password', FOLIO_TENANT: 'diku', FOLIO_USER: 'diku_admin',
     FOLIO_DB_HOST: '127.0.0.1', FOLIO_DB_PORT: String(sentinel.port), FOLIO_DB_PASSWORD: 'x-real-db-password',
-    K6_ENV: 'folio.example', DATA: 'db', CHECKIN_POOL: 'any', REINDEX_TENANT: 'diku', REINDEX_REPEAT: 'true',
+    FOLIO_ENV: 'folio.example', K6_ENV: 'folio.example', DATA: 'db', CHECKIN_POOL: 'any', REINDEX_TENANT: 'diku', REINDEX_REPEAT: 'true',
     K6_OUT: `influxdb=${sentinel.url}/k6`, INFLUX_URL: sentinel.url,
     HTTPS_PROXY: sentinel.url, HTTP_PROXY: sentinel.url, https_proxy: sentinel.url, http_proxy: sentinel.url,
     NO_PROXY: '127.0.0.1,localhost', no_proxy: '127.0.0.1,localhost',
@@ -48,7 +48,7 @@ function userShell(folioUrl = sentinel.url) {
 // The user's values that no process after the entry point's first line may hold (the proxy and
 // NO_PROXY are the machine's: kept).
 const USERS = ['FOLIO_URL', 'FOLIO_PASSWORD', 'FOLIO_TENANT', 'FOLIO_USER', 'FOLIO_DB_HOST', 'FOLIO_DB_PORT', 'FOLIO_DB_PASSWORD',
-  'K6_ENV', 'DATA', 'CHECKIN_POOL', 'REINDEX_TENANT', 'REINDEX_REPEAT', 'K6_OUT', 'INFLUX_URL'];
+  'FOLIO_ENV', 'K6_ENV', 'DATA', 'CHECKIN_POOL', 'REINDEX_TENANT', 'REINDEX_REPEAT', 'K6_OUT', 'INFLUX_URL'];
 // Processes that could reach a FOLIO, a database or an InfluxDB.
 const CLIENTS = new Set(['node', 'k6', 'minifolio', 'curl', 'psql', 'pg_isready', 'influx', 'telegraf']);
 
@@ -124,7 +124,7 @@ async function watch(target, { shell = userShell(), vars = {}, until, stop = 'SI
 const firstLine = (out, name) => {
   const line = out.split('\n').find((l) => l.startsWith(`folio-perf: ${name} runs on this machine only`));
   assert.ok(line, `${name} says what it left out:\n${out}`);
-  for (const k of ['FOLIO_URL', 'FOLIO_PASSWORD', 'K6_ENV', 'REINDEX_TENANT', 'DATA', 'CHECKIN_POOL']) assert.match(line, new RegExp(`\\b${k}\\b`), line);
+  for (const k of ['FOLIO_URL', 'FOLIO_PASSWORD', 'FOLIO_ENV', 'K6_ENV', 'REINDEX_TENANT', 'DATA', 'CHECKIN_POOL']) assert.match(line, new RegExp(`\\b${k}\\b`), line);
   assert.doesNotMatch(line, /x-real|example\.org|127\.0\.0\.1/, 'names only, never a value');
 };
 
@@ -132,7 +132,7 @@ const firstLine = (out, name) => {
 // point runs with): running make test or make drills to the end from inside make test would take
 // half an hour; `make demo` and `make perf-gate` run for real below.
 for (const [target, name] of [['test', 'test.sh'], ['drills', 'drills.sh'], ['bench-k6', 'bench-k6'], ['bench-jmeter', 'bench-jmeter'], ['bench-leak', 'bench-leak.sh'],
-  ['bench-minifolio', 'bench.sh'], ['bench-gate', 'bench-gate'], ['bench-search', 'bench-search'], ['bench-report', 'bench-report']]) {
+  ['bench-minifolio', 'bench.sh'], ['bench-gate', 'bench-gate'], ['bench-samples', 'bench-samples'], ['bench-search', 'bench-search'], ['bench-report', 'bench-report']]) {
   test(`make ${target}: the user's FOLIO settings reach none of its processes`, async () => {
     // (the allow-list's own address check, tools/local-env.mjs, runs before the entry point's first line)
     const r = await watch(target, { until: (p) => CLIENTS.has(p.comm) && !p.cmd.includes('local-env.mjs check'), seconds: 90 });
@@ -175,14 +175,14 @@ test('make perf-gate with the user\'s FOLIO exported: every run on minifolio, th
 // Below the entry points, a second line of defence: with FP_LOCAL_ONLY=1 (set by them) a target
 // off this machine is refused by name, before anything is contacted.
 test('FP_LOCAL_ONLY=1: folio-perf run, k6 and folio-perf report refuse https://folio.example.org in one line, contacting nothing', () => {
-  const off = { ...userShell('https://folio.example.org'), FOLIO_DB_HOST: '', FOLIO_DB_PORT: '', K6_OUT: '', K6_ENV: 'local' };
+  const off = { ...userShell('https://folio.example.org'), FOLIO_DB_HOST: '', FOLIO_DB_PORT: '', K6_OUT: '', FOLIO_ENV: 'local', K6_ENV: '' };
   const r = run(process.execPath, [join(repo, 'tools', 'folio-perf.mjs'), 'run'], { env: { ...off, PROFILE: 'smoke' }, timeoutMs: 60_000 });
   assert.equal(r.status, 1, r.stdout + r.stderr);
   assert.equal(r.stderr.trim().split('\n').length, 1, r.stderr);
   assert.match(r.stderr, /^folio-perf: config: FOLIO_URL "https:\/\/folio\.example\.org" is not on this machine; fix: /);
   assert.doesNotMatch(r.stdout, /==> (target|k6|minifolio)/, 'stopped before anything else');
 
-  const envFile = run(process.execPath, [join(repo, 'tools', 'folio-perf.mjs'), 'run'], { env: { ...off, FOLIO_URL: '', K6_ENV: 'folio.example' }, timeoutMs: 60_000 });
+  const envFile = run(process.execPath, [join(repo, 'tools', 'folio-perf.mjs'), 'run'], { env: { ...off, FOLIO_URL: '', FOLIO_ENV: 'folio.example' }, timeoutMs: 60_000 });
   assert.equal(envFile.status, 1);
   assert.match(envFile.stderr, /folio\.url in env\/folio\.example\.json "https:\/\/okapi\.example\.org" is not on this machine/);
 

@@ -272,7 +272,7 @@ test('the cico TestRun as two runner pods: its file layout, args and settings ru
   const block = yaml.slice(yaml.indexOf('\n  args:\n'), yaml.indexOf('\n  runner:\n'));
   const args = [...block.matchAll(/^ {4}- (.+)$/gm)].map((m) => m[1]);
   const testid = `e2e-scale-pods-${Date.now()}`;
-  const settings = { K6_ENV: 'target', TARGET: 'k8s-sim', RELEASE: 'minifolio', TESTID: testid, PROFILE: 'smoke', VUS: String(VUS), DURATION: '15s', THINK, INFLUX_URL: env('FP_INFLUX_URL') };
+  const settings = { FOLIO_ENV: 'target', TARGET: 'k8s-sim', RELEASE: 'minifolio', TESTID: testid, PROFILE: 'smoke', VUS: String(VUS), DURATION: '15s', THINK, INFLUX_URL: env('FP_INFLUX_URL') };
   const pods = [1, 2].map((i) => {
     const e = { PATH: process.env.PATH, HOME: process.env.HOME, FP_LOCAL_ONLY: '1', K6_NO_USAGE_REPORT: 'true', K6_AUTO_EXTENSION_RESOLUTION: 'false', ...settings, POD_NAME: `folio-perf-cico-${i}-pod`, FOLIO_PASSWORD: 'admin', FOLIO_DB_PASSWORD: env('FOLIO_DB_PASSWORD') };
     const expanded = args.map((a) => a.replace(/\$\((\w+)\)/g, (_, v) => e[v]));

@@ -184,7 +184,8 @@ test('run settings: each bad one is one line with the fix, checked before anythi
   assert.equal(ext.external, true);
   assert.equal(ext.release, '');
   assert.equal(ext.testid, 'search-20261122T030000Z-folio');
-  assert.equal(runPlan({ K6_ENV: 'mylib' }, ctx).testid, 'cico-20261122T030000Z-mylib');
+  assert.equal(runPlan({ FOLIO_ENV: 'mylib' }, ctx).testid, 'cico-20261122T030000Z-mylib');
+  assert.equal(runPlan({ K6_ENV: 'mylib' }, ctx).testid, 'cico-20261122T030000Z-mylib', "FOLIO_ENV's old name");
   const bad = [
     [{ WORKFLOW: 'circulation' }, "unknown WORKFLOW 'circulation'; fix: use one of WORKFLOW=cico, WORKFLOW=search"],
     [{ RUNNERS: '0' }, "RUNNERS '0' is not a number of k6 processes from 1 to 16; fix: use e.g. RUNNERS=2"],

@@ -1,7 +1,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
-import { envFileName, parseEnvFile, resolveConfig, dbDsn, describeConfig, ConfigError } from '../../lib/config.js';
+import { envFileName, envFileOf, targetEnvName, parseEnvFile, resolveConfig, dbDsn, describeConfig, ConfigError } from '../../lib/config.js';
 import { parseDefaults, defaultsLookup } from '../../lib/defaults.js';
 
 const repoFile = (f) => readFileSync(new URL(`../../${f}`, import.meta.url), 'utf8');
@@ -44,9 +44,21 @@ test('local config: values from the file, environment overrides win', () => {
   assert.deepEqual(cfg.data, { kind: 'db' });
 });
 
-test('K6_ENV defaults to local and cannot leave env/', () => {
+test('FOLIO_ENV defaults to local and cannot leave env/', () => {
   assert.deepEqual(envFileName(undefined), { name: 'local', file: 'env/local.json' });
-  assert.match(message(() => envFileName('../etc/passwd')), /K6_ENV .* fix: /);
+  assert.match(message(() => envFileName('../etc/passwd')), /FOLIO_ENV .* fix: /);
+  assert.deepEqual(envFileOf({ FOLIO_ENV: 'mylib' }), { name: 'mylib', file: 'env/mylib.json', warning: null });
+});
+
+// K6_* names are k6's own options: the target's env file is FOLIO_ENV, and the old K6_ENV still
+// works, with a warning naming the new name.
+test('K6_ENV is read as the old name of FOLIO_ENV, with a warning; both differing is refused', () => {
+  const old = envFileOf({ K6_ENV: 'mylib' });
+  assert.equal(old.file, 'env/mylib.json');
+  assert.match(old.warning, /^K6_ENV is the old name of FOLIO_ENV .*; fix: use FOLIO_ENV=mylib$/);
+  assert.deepEqual(targetEnvName({ FOLIO_ENV: 'a', K6_ENV: 'a' }), { name: 'a', warning: null });
+  assert.deepEqual(targetEnvName({}), { name: undefined, warning: null });
+  assert.match(message(() => targetEnvName({ FOLIO_ENV: 'a', K6_ENV: 'b' })), /^config: K6_ENV "b" disagrees with FOLIO_ENV "a"; fix: unset K6_ENV/);
 });
 
 test('messages name the bad field, where it came from, and the fix', () => {

@@ -8,7 +8,7 @@ import { isLoopbackHost } from '../../lib/loopback.js';
 const userShell = {
   PATH: '/usr/bin', HOME: '/root', LANG: 'C.UTF-8', GOCACHE: '/c', SSH_AUTH_SOCK: '/s', EDITOR: 'vi',
   FOLIO_URL: 'https://folio.example.org', FOLIO_PASSWORD: 'x', FOLIO_TENANT: 'diku', FOLIO_USER: 'diku_admin',
-  FOLIO_DB_HOST: 'db.example.org', FOLIO_DB_PASSWORD: 'y', K6_ENV: 'folio.example', DATA: 'csv:x', CHECKIN_POOL: 'any',
+  FOLIO_DB_HOST: 'db.example.org', FOLIO_DB_PASSWORD: 'y', FOLIO_ENV: 'folio.example', K6_ENV: 'folio.example', DATA: 'csv:x', CHECKIN_POOL: 'any',
   REINDEX_TENANT: 'diku', REINDEX_REPEAT: 'true', K6_OUT: 'influxdb=http://influx.example.org', K6_INFLUXDB_PASSWORD: 'z',
   BASELINE: 'baselines/x.json', MINIFOLIO_DB: 'postgres://a@db.example.org/x', INFLUX_URL: 'http://influx.example.org',
   FP_TEST_PORT_OFFSET: '700', FP_PG_PORT: '56133', GATE_RUNS: '2', BENCH_VUS: '5', K6_NO_USAGE_REPORT: 'true',
@@ -18,7 +18,7 @@ test('the target of a real FOLIO is left out and said; the system, toolchains an
   const { env, said } = localEnv(userShell);
   assert.deepEqual(Object.keys(env).sort(), ['BENCH_VUS', 'FP_LOCAL_ONLY', 'FP_PG_PORT', 'FP_TEST_PORT_OFFSET', 'GATE_RUNS', 'GOCACHE', 'HOME', 'K6_NO_USAGE_REPORT', 'LANG', 'PATH']);
   assert.equal(env.FP_LOCAL_ONLY, '1');
-  assert.deepEqual(said, ['BASELINE', 'CHECKIN_POOL', 'DATA', 'FOLIO_DB_HOST', 'FOLIO_DB_PASSWORD', 'FOLIO_PASSWORD', 'FOLIO_TENANT', 'FOLIO_URL', 'FOLIO_USER',
+  assert.deepEqual(said, ['BASELINE', 'CHECKIN_POOL', 'DATA', 'FOLIO_DB_HOST', 'FOLIO_DB_PASSWORD', 'FOLIO_ENV', 'FOLIO_PASSWORD', 'FOLIO_TENANT', 'FOLIO_URL', 'FOLIO_USER',
     'INFLUX_URL', 'K6_ENV', 'K6_INFLUXDB_PASSWORD', 'K6_OUT', 'MINIFOLIO_DB', 'REINDEX_REPEAT', 'REINDEX_TENANT']);
   // extra goes on top (a test's own run settings)
   assert.equal(localEnv(userShell, { FOLIO_URL: 'http://127.0.0.1:9930' }).env.FOLIO_URL, 'http://127.0.0.1:9930');

@@ -66,7 +66,8 @@ test('BASELINE adds regression rules next to the SLOs', () => {
 
 test('bad inputs are refused in init, one line each', () => {
   assert.match(refusal({ PROFILE: 'huge' }), /PROFILE "huge" is unknown/);
-  assert.match(refusal({ K6_ENV: 'nowhere' }), /environment file env\/nowhere\.json cannot be read; fix: create env\/nowhere\.json/);
+  assert.match(refusal({ FOLIO_ENV: 'nowhere' }), /environment file env\/nowhere\.json cannot be read; fix: create env\/nowhere\.json/);
+  assert.match(refusal({ K6_ENV: 'nowhere' }), /environment file env\/nowhere\.json cannot be read/, 'the old name still names the file');
   assert.match(refusal({ FOLIO_PASSWORD: '' }), /FOLIO_PASSWORD is not set/);
   assert.match(refusal({ THINK: 'lots' }), /THINK "lots"/);
   assert.match(refusal({ DISTRIBUTION: '40-40' }), /adds up to 80/);

@@ -15,7 +15,7 @@ export const command = {
   usage: '[--tenant <t>] [--keep-events]',
   about:
     "Ends every loan of the tenant and makes every item Available on this stack's minifolio (bin/minifolio reset on the " +
-    "stack's database), as every run does before it starts. Refused when FOLIO_URL or K6_ENV names another FOLIO: there, " +
+    "stack's database), as every run does before it starts. Refused when FOLIO_URL or FOLIO_ENV names another FOLIO: there, " +
     'check in the items the run listed when it ended.',
   positionals: { max: 0 },
   options: {
@@ -24,7 +24,7 @@ export const command = {
   },
   async run({ values, env }) {
     if (isExternal(env)) {
-      throw new UsageError(`reset restores this stack's minifolio only, and ${externalName(env)} is named by FOLIO_URL/K6_ENV; fix: on a real FOLIO check in the items the run listed at its end (never a restore SQL: it ends every loan of the tenant), or unset FOLIO_URL and K6_ENV to reset minifolio`);
+      throw new UsageError(`reset restores this stack's minifolio only, and ${externalName(env)} is named by FOLIO_URL/FOLIO_ENV; fix: on a real FOLIO check in the items the run listed at its end (never a restore SQL: it ends every loan of the tenant), or unset FOLIO_URL and FOLIO_ENV to reset minifolio`);
     }
     const minifolio = join(ROOT, 'bin', 'minifolio');
     if (!existsSync(minifolio)) throw new UsageError('bin/minifolio is not built; fix: make minifolio');

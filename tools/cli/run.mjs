@@ -9,7 +9,7 @@ export const command = {
   usage: '[NAME=VALUE ...]',
   about:
     'Builds what the run needs and starts the stack (make run-deps), restarts, seeds and resets minifolio (not when FOLIO_URL ' +
-    'or K6_ENV names your FOLIO), logs in once, runs k6 with every sample going to InfluxDB, and writes results/<testid>/. ' +
+    'or FOLIO_ENV names your FOLIO), logs in once, runs k6 with every sample going to InfluxDB, and writes results/<testid>/. ' +
     'Exit: 0 passed, 99 a threshold failed, 105 interrupted, 108 setup or login failed, 96 samples lost (SAMPLE_LOSS=fail), ' +
     '1 a bad setting. Ctrl-C stops the load and checks in what the run checked out; a second Ctrl-C skips that, and the run ' +
     'then names what it left. Passwords (FOLIO_PASSWORD, FOLIO_DB_PASSWORD) only from the environment: as arguments they are refused.',

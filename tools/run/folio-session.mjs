@@ -1,18 +1,21 @@
 // The front door's own few calls to FOLIO, outside k6: the login before k6 starts (a wrong password,
 // user, tenant or URL stops the run with one line, before k6 prints a report of a run that never
 // started) and, after a run on your FOLIO that did not end cleanly, the listing of the run's own
-// open loans. Settings resolve as the k6 scripts resolve them (lib/config.js: env/<K6_ENV>.json
+// open loans. Settings resolve as the k6 scripts resolve them (lib/config.js: env/<FOLIO_ENV>.json
 // plus FOLIO_* overrides); the login is lib/k6/auth.js's: POST /authn/login-with-expiry, or the
 // legacy /authn/login when that answers 404 (mod-login : ramls/login.raml).
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { envFileName, parseEnvFile, resolveConfig } from '../../lib/config.js';
+import { envFileOf, parseEnvFile, resolveConfig, TARGET_ENV } from '../../lib/config.js';
 import { errorDetail, cqlQuote, cqlId } from '../../lib/folio.js';
 import { sessionFromExpiryResponse } from '../../lib/auth.js';
 import { ROOT } from '../cli/stack-defaults.mjs';
 import { defaultsFor } from '../defaults.mjs';
 
 const TIMEOUT_MS = 30000;
+// The first login to a Eureka tenant has its Keycloak realm set up (mod-login-keycloak on minifolio,
+// mgr-tenants on FOLIO): a minute or more on a busy machine.
+const LOGIN_TIMEOUT_MS = 180000;
 
 /** A failure with the exit code the run ends with: 1 a bad setting, 108 FOLIO refused or is away. */
 export class TargetError extends Error {
@@ -26,12 +29,12 @@ export class TargetError extends Error {
 /** The run's target settings, as k6 will resolve them. */
 export function targetConfig(env) {
   try {
-    const where = envFileName(env.K6_ENV);
+    const where = envFileOf(env);
     let text;
     try {
       text = readFileSync(join(ROOT, where.file), 'utf8');
     } catch {
-      throw new TargetError(1, `${where.file} does not exist; fix: use K6_ENV=<a file in env/>, e.g. K6_ENV=local`);
+      throw new TargetError(1, `${where.file} does not exist; fix: use ${TARGET_ENV}=<a file in env/>, e.g. ${TARGET_ENV}=local`);
     }
     return resolveConfig(parseEnvFile(text, where.file, defaultsFor), env, where, { noData: true });
   } catch (e) {
@@ -49,12 +52,12 @@ function failure(cfg, status, body, path) {
   return `login at ${cfg.folio.url}${path} failed (${detail}); fix: check the target's logs`;
 }
 
-async function call(cfg, method, path, { body, token } = {}) {
+async function call(cfg, method, path, { body, token, timeoutMs = TIMEOUT_MS } = {}) {
   const headers = { Accept: 'application/json', 'X-Okapi-Tenant': cfg.folio.tenant };
   if (body) headers['Content-Type'] = 'application/json';
   if (token) headers['X-Okapi-Token'] = token;
   try {
-    const res = await fetch(`${cfg.folio.url}${path}`, { method, headers, body: body ? JSON.stringify(body) : undefined, signal: AbortSignal.timeout(TIMEOUT_MS) });
+    const res = await fetch(`${cfg.folio.url}${path}`, { method, headers, body: body ? JSON.stringify(body) : undefined, signal: AbortSignal.timeout(timeoutMs) });
     return { status: res.status, headers: res.headers, body: await res.text() };
   } catch (e) {
     const why = (e.cause && (e.cause.code || e.cause.message)) || e.message;
@@ -66,8 +69,8 @@ async function call(cfg, method, path, { body, token } = {}) {
 export async function logIn(cfg) {
   const creds = { username: cfg.folio.user, password: cfg.folio.password };
   let path = '/authn/login-with-expiry';
-  let res = await call(cfg, 'POST', path, { body: creds });
-  if (res.status === 404) res = await call(cfg, 'POST', (path = '/authn/login'), { body: creds });
+  let res = await call(cfg, 'POST', path, { body: creds, timeoutMs: LOGIN_TIMEOUT_MS });
+  if (res.status === 404) res = await call(cfg, 'POST', (path = '/authn/login'), { body: creds, timeoutMs: LOGIN_TIMEOUT_MS });
   if (res.status !== 201) throw new TargetError(108, failure(cfg, res.status, res.body, path));
   const legacy = res.headers.get('x-okapi-token');
   if (legacy) return legacy;

@@ -2,7 +2,7 @@
 //   1. make builds what the run needs and starts the stack (run-deps and the workflow's targets);
 //   2. on the local stack minifolio is (re)started with MINIFOLIO_PROFILE, seeded when empty and
 //      reset to the pre-test state, as PTF restored its database before every test; on your FOLIO
-//      (FOLIO_URL, or K6_ENV other than local) nothing of that: minifolio is left alone;
+//      (FOLIO_URL, or FOLIO_ENV other than local) nothing of that: minifolio is left alone;
 //   3. the operator logs in once, so a wrong password, user, tenant or URL stops the run here;
 //   4. k6 runs the workflow's script (RUNNERS=N: N processes, one verdict over all), streaming
 //      every sample to InfluxDB; database statistics are taken around it for the report;
@@ -18,11 +18,12 @@ import { forwardSignals, runChild, signalsReceived } from './children.mjs';
 import { stackAnswers } from './stack-answers.mjs';
 import { runPlan } from './settings.mjs';
 import { runWorkflow, workflowNames } from './workflows.mjs';
-import { externalName } from './target.mjs';
+import { externalName, withTargetEnv } from './target.mjs';
 import { platformArgs } from './platform.mjs';
 import { logIn, targetConfig, TargetError } from './folio-session.mjs';
 import { dbSnapshot } from './db-snapshot.mjs';
 import { MACHINE_ENV } from '../../lib/record.js';
+import { STORED_METRICS } from '../../lib/metrics.js';
 import { startProgress } from './progress.mjs';
 import { runOne, runRunners } from './k6.mjs';
 import { judgeSampleLoss } from './sample-loss.mjs';
@@ -44,7 +45,10 @@ const say = (line) => process.stdout.write(`${line}\n`);
 const warn = (line) => process.stderr.write(`${line}\n`);
 
 /** Runs the run described by env (the settings applied); resolves its exit code. */
-export async function runCommand(userEnv, { tty = Boolean(process.stdout.isTTY) } = {}) {
+export async function runCommand(givenEnv, { tty = Boolean(process.stdout.isTTY) } = {}) {
+  // One name for the target's env file from here on (FOLIO_ENV); a disagreeing pair stops here.
+  const { env: userEnv, warning } = withTargetEnv(givenEnv);
+  if (warning) warn(`folio-perf: ${warning}`);
   forwardSignals();
   // Paths in settings (THRESHOLDS, BASELINE, DATA=csv:<dir>) and results/ are the checkout's.
   process.chdir(ROOT);
@@ -53,7 +57,7 @@ export async function runCommand(userEnv, { tty = Boolean(process.stdout.isTTY) 
   const wf = await runWorkflow(plan.workflow);
   // Inside a test, drill, the demo or the gate (tools/local-env.sh set FP_LOCAL_ONLY=1) a target off
   // this machine stops here, with one line, before anything is contacted (lib/config.js decides).
-  if (plan.external && userEnv.FP_LOCAL_ONLY === '1') targetConfig({ ...userEnv, K6_ENV: userEnv.K6_ENV || 'local', FOLIO_PASSWORD: userEnv.FOLIO_PASSWORD || '-' });
+  if (plan.external && userEnv.FP_LOCAL_ONLY === '1') targetConfig({ ...userEnv, FOLIO_ENV: userEnv.FOLIO_ENV || 'local', FOLIO_PASSWORD: userEnv.FOLIO_PASSWORD || '-' });
   const defaults = stackDefaults(userEnv);
   const env = { ...userEnv };
   if (!plan.external) {
@@ -87,7 +91,7 @@ export async function runCommand(userEnv, { tty = Boolean(process.stdout.isTTY) 
     await step('make', ['--no-print-directory', '-C', ROOT, up ? 'run-builds' : 'run-deps']);
     mkdirSync(join(defaults.FP_STACK_DIR, 'logs'), { recursive: true });
     if (plan.external) {
-      say(`==> target: ${externalName(env)} (FOLIO_URL/K6_ENV set): minifolio is not started, seeded or reset; if the run does not end cleanly, it lists the open loans its operator made (teardown checks in the run's own loans)`);
+      say(`==> target: ${externalName(env)} (FOLIO_URL/FOLIO_ENV set): minifolio is not started, seeded or reset; if the run does not end cleanly, it lists the open loans its operator made (teardown checks in the run's own loans)`);
     } else {
       // A profile is applied at start, so minifolio restarts for every run; that also clears what
       // a leak profile accumulated in the previous run.
@@ -111,13 +115,16 @@ export async function runCommand(userEnv, { tty = Boolean(process.stdout.isTTY) 
   // The target as k6 sees it: minifolio's gateway, or what the user set.
   const k6Env = {
     ...env,
-    K6_ENV: env.K6_ENV || 'local',
+    FOLIO_ENV: env.FOLIO_ENV || 'local',
     TESTID: plan.testid,
     RELEASE: plan.release,
     PROFILE: plan.profile,
     K6_WEB_DASHBOARD: 'true',
     K6_WEB_DASHBOARD_PORT: '-1',
     K6_NO_USAGE_REPORT: 'true',
+    // Only what the dashboards, report and verdict read reaches InfluxDB (lib/metrics.js); a user's
+    // K6_INFLUXDB_METRICS ('*', or a longer list) writes k6's other metrics too.
+    K6_INFLUXDB_METRICS: env.K6_INFLUXDB_METRICS || STORED_METRICS.join(','),
     // The machine k6 runs on, for the run's record (lib/record.js): k6 cannot read /proc.
     [MACHINE_ENV.cores]: String(availableParallelism()),
     [MACHINE_ENV.memoryBytes]: String(totalmem()),

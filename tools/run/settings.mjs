@@ -4,6 +4,7 @@
 import { UsageError } from '../cli/args.mjs';
 import { isExternal } from './target.mjs';
 import { makeTestId, validTestId } from '../../lib/testid.js';
+import { targetEnvName } from '../../lib/config.js';
 
 // What `folio-perf run --help` and docs/cli.md list. Workflow settings (THINK, DISTRIBUTION,
 // DATA, CHECKIN_POOL, REINDEX_*, ...) reach k6 unchanged; the workflows check them there.
@@ -14,7 +15,7 @@ export const RUN_SETTINGS = [
   ['MINIFOLIO_PROFILE', 'fast', "minifolio's release profile (minifolio/profiles/*.json); local stack only"],
   ['RELEASE', 'the minifolio profile', 'label of the system under test (on your FOLIO: the env file\'s release)'],
   ['TESTID', '<workflow>-<UTC time>-<release>', 'the run\'s id: letters, digits, . _ -'],
-  ['FOLIO_URL, K6_ENV', 'local minifolio', 'your FOLIO: then minifolio is not started, seeded or reset'],
+  ['FOLIO_URL, FOLIO_ENV', 'local minifolio', 'your FOLIO: then minifolio is not started, seeded or reset (K6_ENV: FOLIO_ENV\'s old name)'],
   ['THRESHOLDS, BASELINE', 'thresholds.json', 'the SLO file; a baseline file for the in-run regression rule'],
   ['RUNNERS', '1', 'k6 processes on execution segments of the plan (1 to 16), one verdict over all'],
   ['SAMPLE_LOSS', 'fail', 'fail: a run whose samples did not all reach InfluxDB exits 96; warn: only said'],
@@ -92,7 +93,7 @@ export function runPlan(env, { workflows, minifolioProfiles, now = new Date() })
   const everyText = env.PROGRESS_EVERY || '60';
   if (!/^[1-9]\d{0,5}$/.test(everyText)) throw new UsageError(`PROGRESS_EVERY '${everyText}' is not a number of seconds; fix: use e.g. PROGRESS_EVERY=60`);
   const release = env.RELEASE || (external ? '' : minifolioProfile);
-  const testid = env.TESTID || makeTestId(workflow, release || env.K6_ENV || 'folio', now);
+  const testid = env.TESTID || makeTestId(workflow, release || targetEnvName(env).name || 'folio', now);
   if (!validTestId(testid)) throw new UsageError(`TESTID '${testid}' is not a test id; fix: use letters, digits, . _ - (e.g. cico-20261122T030000Z-lotus)`);
   const tokenTtl = env.TOKEN_TTL || '10m';
   if (!/^(\d+(\.\d+)?(ns|us|µs|ms|s|m|h))+$/.test(tokenTtl)) throw new UsageError(`TOKEN_TTL '${tokenTtl}' is not a duration; fix: use e.g. TOKEN_TTL=10m`);
