@@ -114,4 +114,7 @@ test('the single run by user count: the report\'s response-time table', () => {
   for (const s of ['avg', 'p50', 'p75', 'p95', 'n']) assert.match(q, new RegExp(`AS "${s}"`));
   assert.match(q, /FROM "transaction_duration" WHERE "testid" = '\$testid' GROUP BY "vus", "transaction"$/);
   assert.equal(p.fieldConfig.defaults.unit, 'ms');
+  const red = p.fieldConfig.overrides.find((o) => o.matcher.options === 'p95').properties.find((x) => x.id === 'thresholds');
+  const tighter = Math.min(sloLimit(th, 'cico', 'transactions', 'check-out'), sloLimit(th, 'cico', 'transactions', 'check-in'));
+  assert.deepEqual(red.value.steps.at(-1), { color: 'red', value: tighter });
 });
