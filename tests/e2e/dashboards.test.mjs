@@ -47,10 +47,13 @@ function need(t, name, why, value = process.env[name]) {
   return null;
 }
 
-/** The minifolio module names, read from the catalog the gateway routes by. */
+/**
+ * The minifolio module names, read from the catalog the gateway routes by; Eureka-only modules
+ * (`Platform: Eureka` in their entry) do not run in an Okapi profile such as the CICO suite's.
+ */
 function minifolioModules() {
   const src = readFileSync(join(repo, 'minifolio', 'internal', 'catalog', 'catalog.go'), 'utf8');
-  return [...src.matchAll(/\{Name:\s*"([^"]+)"/g)].map((m) => m[1]);
+  return [...src.matchAll(/\{Name:\s*"([^"]+)"[^\n]*/g)].filter((m) => !/Platform:\s*Eureka\b/.test(m[0])).map((m) => m[1]);
 }
 
 /** Values for every variable as a user would pick them: all releases, the run. */
