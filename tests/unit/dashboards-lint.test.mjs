@@ -37,8 +37,8 @@ const CONTRACT = {
 // Measurements written by k6 carry testid; Telegraf's do not.
 const K6_MEASUREMENTS = new Set(['transaction_duration', 'transaction_failed', 'http_req_duration', 'http_reqs', 'http_req_failed', 'vus', 'reindex_running', 'reindex_duration']);
 
-// A query selects runs by a run variable: one run (`= '$testid'`) or the comparison's two.
-const RUN_FILTER = /"testid"\s*(=\s*'\$testid(_a|_b)?'|=~\s*\/\^\(\$testid_a\|\$testid_b\)\$\/)/;
+// A query selects runs by a run variable: `"testid" = '$testid'` (or the comparison's A and B).
+const RUN_FILTER = /"testid"\s*=\s*'\$testid(_a|_b)?'/;
 
 const dataPanels = (d) => d.panels.filter((p) => p.type !== 'row');
 const targets = (d) => dataPanels(d).flatMap((p) => (p.targets ?? []).map((t) => ({ panel: p, t })));
