@@ -119,6 +119,18 @@ export function workflowSpec(doc, workflow, file = 'thresholds.json') {
   };
 }
 
+/**
+ * The number one SLO entry sets, validated as k6 gets it: sloLimit(doc, 'cico', 'transactions',
+ * 'check-out') is check-out's p(95) budget in ms. `section` is transactions, apis or kinds; null when
+ * the entry does not set `stat`. For readers that draw the budget (the dashboards' SLO lines).
+ */
+export function sloLimit(doc, workflow, section, key, stat = 'p(95)', file = 'thresholds.json') {
+  const spec = workflowSpec(doc, workflow, file);
+  if (!spec[section]?.[key]) return null;
+  const v = doc.workflows[workflow][section][key][stat];
+  return typeof v === 'number' ? v : null;
+}
+
 function add(out, key, rule) {
   (out[key] = out[key] || []).push(rule);
 }

@@ -3,6 +3,9 @@
 // comparison tables — check-in/check-out times per user count and the per-API
 // p75, each with a Delta % column (B against A).
 import { METRICS } from '../../lib/metrics.js';
+import * as dashboard from '@grafana/grafana-foundation-sdk/dashboard';
+import { openRunUrl, runsTable } from './runs.mjs';
+import { sloMs } from './slo.mjs';
 import {
   SLOW_API_P75_MS,
   baseDashboard,
@@ -15,10 +18,15 @@ import {
   runVariable,
   statPanel,
   tablePanel,
+  thresholds,
+  wholeRun,
 } from './panels.mjs';
 
 export const UID = 'folio-release-comparison';
 export const FILE = 'folio-release-comparison.json';
+// The single-run dashboard each run opens in (cico.mjs, which lists this module: named here, not
+// imported, to keep the import one-way).
+const RUN_UID = 'folio-cico';
 
 const RUNS = [
   { refId: 'A', variable: 'testid_a', label: 'A' },
@@ -50,13 +58,14 @@ const DELTA_COLOURS = [
 function comparisonTable({ title, description, stats, measurement, where, groupBy, order, extraOverrides = [] }) {
   const targets = RUNS.map(({ refId, variable, label }) => {
     const select = stats.map(([fn, stat]) => `${fn} AS "${label} ${stat}"`).join(', ');
-    const cond = [runFilter(variable), ...(where ? [where] : []), '$timeFilter'].join(' AND ');
-    return influxql(refId, `SELECT ${select} FROM "${measurement}" WHERE ${cond} GROUP BY ${groupBy}`, {
+    // No $timeFilter: each run is compared whole, whatever the time range (releases months apart).
+    const cond = wholeRun([runFilter(variable), ...(where ? [where] : [])].join(' AND '));
+    return influxql(refId, `SELECT ${select} FROM "${measurement}" ${cond} GROUP BY ${groupBy}`, {
       format: 'table',
     });
   });
-  // Both queries share the time range, so InfluxDB gives both the same Time
-  // value and `merge` joins rows on (Time, group tags).
+  // Without a time range InfluxDB gives both queries' rows the same Time (the epoch), so `merge`
+  // joins rows on (Time, group tags).
   const transformations = [{ id: 'merge', options: {} }];
   const hidden = { Time: true };
   const indexByName = {};
@@ -118,19 +127,33 @@ const apiP75 = comparisonTable({
 
 function p95Stat(transaction) {
   const name = transaction === 'check-out' ? 'Check-out' : 'Check-in';
+  const slo = sloMs('cico', 'transactions', transaction);
   return statPanel({
     title: `${name} p95, A and B`,
-    description: `95th percentile of ${transaction} over each whole run (all user counts together).`,
+    description:
+      `95th percentile of ${transaction} over each whole run (all user counts together); red above its SLO ` +
+      `in thresholds.json (${slo} ms).`,
     unit: 'ms',
+    thresholds: thresholds('green', [slo, 'red']),
     targets: RUNS.map(({ refId, variable, label }) =>
       influxql(
         refId,
-        `SELECT percentile("value", 95) AS "${label}" FROM "${METRICS.transactionDuration}" WHERE ${runFilter(variable)} ` +
-          `AND "transaction" = '${transaction}' AND $timeFilter`,
+        `SELECT percentile("value", 95) AS "${label}" FROM "${METRICS.transactionDuration}" ` +
+          wholeRun(`${runFilter(variable)} AND "transaction" = '${transaction}'`),
       ),
     ),
   });
 }
+
+// Both runs' windows, each a link to the single-run dashboard on that run's time range.
+const runs = runsTable({
+  title: 'Runs A and B',
+  description:
+    'Each run\'s first and last sample (k6 `vus`). Click a run for the FOLIO check-in/check-out dashboard on ' +
+    'that run\'s time range. The numbers on this dashboard are over each whole run, whatever the time range.',
+  where: `(${RUNS.map(({ variable }) => runFilter(variable)).join(' OR ')})`,
+  links: [{ title: 'Open this run (FOLIO check-in/check-out, on its time range)', url: openRunUrl(RUN_UID) }],
+});
 
 /** Builds the dashboard (an SDK DashboardBuilder). */
 export function build() {
@@ -139,14 +162,27 @@ export function build() {
     title: 'FOLIO release comparison',
     description:
       'Two k6 runs of the check-in/check-out workflow side by side, usually the previous release (A) and ' +
-      'the candidate (B). The time range must cover both runs.',
+      'the candidate (B). Every number is over each whole run: the time range does not matter.',
     time: { from: 'now-7d', to: 'now' },
   })
     .withVariable(releaseVariable())
     .withVariable(runVariable('testid_a', 'Run A (baseline)'))
     .withVariable(runVariable('testid_b', 'Run B'));
+  dash.links(
+    RUNS.map(({ variable, label }) =>
+      new dashboard.DashboardLinkBuilder(`Run ${label} (FOLIO check-in/check-out)`)
+        .type(dashboard.DashboardLinkType.Link)
+        .url(`/d/${RUN_UID}/?var-testid=$${variable}&var-release=$__all`)
+        .tooltip(`The single-run dashboard on run ${label}; "Run window" there opens its time range`)
+        .icon('dashboard')
+        .includeVars(false)
+        .keepTime(false)
+        .targetBlank(false)
+        .asDropdown(false),
+    ),
+  );
   return layout(dash, [
-    { title: 'Summary', panels: [[p95Stat('check-out'), 12, 4], [p95Stat('check-in'), 12, 4]] },
+    { title: 'Summary', panels: [[p95Stat('check-out'), 8, 4], [p95Stat('check-in'), 8, 4], [runs, 8, 4]] },
     { title: 'Response times', panels: [[responseTimes, 24, 10]] },
     { title: 'APIs', panels: [[apiP75, 24, 12]] },
   ]);

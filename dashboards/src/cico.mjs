@@ -4,7 +4,10 @@
 // slow APIs, and module CPU beside them — and the release comparison of two runs
 // (cico-comparison.mjs).
 import { METRICS, FIELDS } from '../../lib/metrics.js';
+import * as dashboard from '@grafana/grafana-foundation-sdk/dashboard';
 import * as comparison from './cico-comparison.mjs';
+import { openRunUrl, runWindowAnnotations, runsTable } from './runs.mjs';
+import { sloMs } from './slo.mjs';
 import {
   SLOW_API_P75_MS,
   baseDashboard,
@@ -20,42 +23,46 @@ import {
   thresholds,
   timeseriesPanel,
   vusQuery,
+  wholeRun,
 } from './panels.mjs';
 
 export const UID = 'folio-cico';
 export const FILE = 'folio-check-in-check-out.json';
 
 const RUN = runFilter('testid');
+const TX_NAME = { 'check-out': 'Check-out', 'check-in': 'Check-in' };
 
 // Run-level numbers are computed over every sample of the run, without
 // GROUP BY time: the max or mean of per-bucket p95s is not the run's p95
 // (grafana/k6 : metrics/sink.go TrendSink.P interpolates;
 // influxdata/influxdb : query/call_iterator.go). InfluxQL's percentile is nearest-rank, so it can
 // differ slightly from k6's interpolated summary on the same samples.
-function runStat(transaction, fn, title, what) {
+function runStat(transaction, fn, title, what, sloMsLimit) {
   return statPanel({
     title,
     description:
       `${what} of every ${transaction} transaction in the selected run (sum of the request times of one UI ` +
       `transaction, think time excluded), over the whole run rather than per interval.`,
     unit: 'ms',
+    // Red above the SLO (thresholds.json), the budget the run's verdict judges.
+    ...(sloMsLimit ? { thresholds: thresholds('green', [sloMsLimit, 'red']) } : {}),
     targets: [
-      influxql(
-        'A',
-        `SELECT ${fn} FROM "${METRICS.transactionDuration}" WHERE ${RUN} AND "transaction" = '${transaction}' AND $timeFilter`,
-      ),
+      influxql('A', `SELECT ${fn} FROM "${METRICS.transactionDuration}" ${wholeRun(`${RUN} AND "transaction" = '${transaction}'`)}`),
     ],
   });
 }
 
 function percentilesOverTime(transaction) {
+  const slo = sloMs('cico', 'transactions', transaction);
   return timeseriesPanel({
-    title: `${transaction === 'check-out' ? 'Check-out' : 'Check-in'} p50 / p75 / p95`,
+    title: `${TX_NAME[transaction]} p50 / p75 / p95`,
     description:
       `Percentiles of the ${transaction} transaction time per interval. Per-interval percentiles show the ` +
-      `trend; the run's own p95 is in the stat panels above.`,
+      `trend; the run's own p95 is in the stat panels above. The red line is the p95 SLO of thresholds.json ` +
+      `(${slo} ms).`,
     unit: 'ms',
     min: 0,
+    sloMs: slo,
     targets: [
       seriesTarget('A', {
         select: 'percentile("value", 50) AS "p50", percentile("value", 75) AS "p75", percentile("value", 95) AS "p95"',
@@ -68,9 +75,9 @@ function percentilesOverTime(transaction) {
 
 const summary = [
   [runStat('check-out', 'mean("value")', 'Check-out avg', 'Average'), 3, 4],
-  [runStat('check-out', 'percentile("value", 95)', 'Check-out p95', '95th percentile'), 3, 4],
+  [runStat('check-out', 'percentile("value", 95)', 'Check-out p95', '95th percentile', sloMs('cico', 'transactions', 'check-out')), 3, 4],
   [runStat('check-in', 'mean("value")', 'Check-in avg', 'Average'), 3, 4],
-  [runStat('check-in', 'percentile("value", 95)', 'Check-in p95', '95th percentile'), 3, 4],
+  [runStat('check-in', 'percentile("value", 95)', 'Check-in p95', '95th percentile', sloMs('cico', 'transactions', 'check-in')), 3, 4],
   [
     statPanel({
       title: 'Transactions/s',
@@ -85,7 +92,7 @@ const summary = [
         influxql(
           'A',
           `SELECT mean("tps") FROM (SELECT count("value") AS "tps" FROM "${METRICS.transactionDuration}" ` +
-            `WHERE ${RUN} AND $timeFilter GROUP BY time(1s) fill(none))`,
+            `${wholeRun(RUN)} GROUP BY time(1s) fill(none))`,
         ),
       ],
     }),
@@ -102,7 +109,7 @@ const summary = [
       decimals: 2,
       thresholds: thresholds('green', [1, 'red']),
       targets: [
-        influxql('A', `SELECT mean("value") * 100 FROM "${METRICS.transactionFailed}" WHERE ${RUN} AND $timeFilter`),
+        influxql('A', `SELECT mean("value") * 100 FROM "${METRICS.transactionFailed}" ${wholeRun(RUN)}`),
       ],
     }),
     3,
@@ -115,7 +122,7 @@ const summary = [
       unit: 'percent',
       decimals: 2,
       thresholds: thresholds('green', [1, 'red']),
-      targets: [influxql('A', `SELECT mean("value") * 100 FROM "${METRICS.httpFailed}" WHERE ${RUN} AND $timeFilter`)],
+      targets: [influxql('A', `SELECT mean("value") * 100 FROM "${METRICS.httpFailed}" ${wholeRun(RUN)}`)],
     }),
     3,
     4,
@@ -128,6 +135,62 @@ const summary = [
       targets: [influxql('A', vusQuery(RUN))],
     }),
     3,
+    4,
+  ],
+];
+
+// The release reports' table 1 (the HTML report's response-time table): one row per user count
+// (k6 tag `vus`, the profile's step) and transaction. One SLO per transaction cannot colour one
+// column, so p95 turns red above the tighter budget, and the description names each.
+const TX_SLO = Object.keys(TX_NAME).map((t) => [t, sloMs('cico', 'transactions', t)]);
+const byUserCount = [
+  [
+    statsTable({
+      title: 'Check-in / check-out by user count',
+      description:
+        'Average, p50, p75 and p95 of check-in and check-out per user count (k6 tag `vus`: the load step), ' +
+        'over the whole run: the report\'s response-time table. p95 turns red above the tighter p95 SLO of ' +
+        `thresholds.json (${TX_SLO.map(([t, ms]) => `${t} ${ms} ms`).join(', ')}).`,
+      unit: 'ms',
+      fields:
+        'count("value") AS "n", mean("value") AS "avg", percentile("value", 50) AS "p50", ' +
+        'percentile("value", 75) AS "p75", percentile("value", 95) AS "p95"',
+      measurement: METRICS.transactionDuration,
+      where: RUN,
+      anyTime: true,
+      by: ['vus', 'transaction'],
+      overrides: [
+        { name: 'vus', properties: [{ id: 'displayName', value: 'Users' }, { id: 'unit', value: 'none' }] },
+        { name: 'n', properties: [{ id: 'unit', value: 'none' }] },
+        { name: 'p95', properties: highlightAbove(Math.min(...TX_SLO.map(([, ms]) => ms))) },
+      ],
+      sortBy: [{ displayName: 'Users', desc: false }],
+    }),
+    24,
+    8,
+  ],
+];
+
+// The selected run's window, with the links that open it: this dashboard on the run's time range
+// (time series and Telegraf panels follow the range), and the release comparison with it as B.
+const window = [
+  [
+    runsTable({
+      title: 'Run window',
+      description:
+        'The selected run\'s first and last sample (k6 `vus`). Click the run for this dashboard on its time ' +
+        'range (the time series and module panels follow the range; the numbers above do not need it), or ' +
+        'for the release comparison with this run as B.',
+      where: RUN,
+      links: [
+        { title: 'Open this run on its time range', url: openRunUrl(UID) },
+        {
+          title: 'Compare with another run (release comparison, this run as B)',
+          url: `/d/${comparison.UID}/?var-testid_b=\${__data.fields.testid}&var-release=$__all`,
+        },
+      ],
+    }),
+    24,
     4,
   ],
 ];
@@ -187,6 +250,7 @@ const apis = [
         'percentile("value", 95) AS "p95", max("value") AS "max"',
       measurement: METRICS.httpDuration,
       where: RUN,
+      anyTime: true,
       by: ['name'],
       overrides: [
         { name: 'count', properties: [{ id: 'unit', value: 'none' }] },
@@ -220,6 +284,7 @@ const apis = [
       fields: 'count("value") AS "requests", sum("value") AS "failed", mean("value") * 100 AS "failed %"',
       measurement: METRICS.httpFailed,
       where: RUN,
+      anyTime: true,
       by: ['name', 'status'],
       overrides: [
         { name: 'failed %', properties: [{ id: 'unit', value: 'percent' }, ...highlightAbove(0.000001)] },
@@ -240,7 +305,7 @@ const resources = [
       title: 'Module CPU',
       description:
         `CPU of each FOLIO module, the gateway (okapi) and PostgreSQL, from Telegraf (\`${METRICS.moduleStats}\`). ` +
-        '100 % = one core fully used. Not filtered by run: set the time range to the run.',
+        '100 % = one core fully used. Not filtered by run: "Run window" sets the time range to the run.',
       unit: 'percent',
       min: 0,
       legendCalcs: ['mean', 'max'],
@@ -310,12 +375,26 @@ export function build() {
     title: 'FOLIO check-in/check-out',
     description:
       'One k6 run of the check-in/check-out workflow: run-level times, throughput, errors, per-API times ' +
-      'and module CPU. Pick the run in "Run"; set the time range to cover it.',
+      'and module CPU. Pick the run in "Run"; its numbers and tables need no time range, and "Run window" ' +
+      'opens the time series on the run.',
   })
     .withVariable(releaseVariable())
-    .withVariable(runVariable('testid', 'Run'));
+    .withVariable(runVariable('testid', 'Run'))
+    .links([
+      new dashboard.DashboardLinkBuilder('Compare this run (release comparison)')
+        .type(dashboard.DashboardLinkType.Link)
+        .url(`/d/${comparison.UID}/?var-testid_b=$testid&var-release=$__all`)
+        .tooltip('The release comparison with the selected run as B; pick A there')
+        .icon('dashboard')
+        .includeVars(false)
+        .keepTime(false)
+        .targetBlank(false)
+        .asDropdown(false),
+    ]);
+  for (const a of runWindowAnnotations(RUN)) dash.annotation(a);
   return layout(dash, [
-    { title: 'Selected run', panels: summary },
+    { title: 'Selected run', panels: [...summary, ...window] },
+    { title: 'By user count', panels: byUserCount },
     { title: 'Over time', panels: overTime },
     { title: 'APIs', panels: apis },
     { title: 'Modules and database', panels: resources },

@@ -156,3 +156,17 @@ export function variableQueries(dashboard, opts) {
       }),
     }));
 }
+
+/**
+ * The dashboard's own annotation queries (Grafana's built-in one has none), substituted like the
+ * panels'. Returns [{ name, query }].
+ */
+export function annotationQueries(dashboard, opts) {
+  const variables = dashboard.templating?.list ?? [];
+  return (dashboard.annotations?.list ?? [])
+    .filter((a) => !a.builtIn && a.target?.query)
+    .map((a) => ({
+      name: a.name,
+      query: interpolateQuery(a.target.query, { fromMs: opts.fromMs, toMs: opts.toMs, intervalMs: 1000, variables, values: opts.values }),
+    }));
+}

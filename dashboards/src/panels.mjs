@@ -72,7 +72,7 @@ export function runVariable(name, label) {
     label,
     tag: 'testid',
     where: `"release" =~ /^$release$/`,
-    description: 'One k6 run (k6 tag `testid`). Set the time range to cover the run.',
+    description: 'One k6 run (k6 tag `testid`): every run in the database is listed, whatever the time range.',
   });
 }
 
@@ -119,6 +119,9 @@ export function timeseriesPanel(opts) {
     .tooltip(built({ mode: 'multi', sort: 'desc' }));
   if (opts.min !== undefined) b.min(opts.min);
   if (opts.axisLabel) b.axisLabel(opts.axisLabel);
+  // The SLO as a red line at the budget (ms), in Grafana's own threshold style: the base step is
+  // transparent so that only the line is drawn, not a coloured area.
+  if (opts.sloMs) b.thresholds(built(thresholds('transparent', [opts.sloMs, 'red']))).thresholdsStyle(built({ mode: 'line' }));
   return b;
 }
 
@@ -136,6 +139,13 @@ export function tablePanel(opts) {
 const whereTime = (where) => `WHERE ${where ? `${where} AND ` : ''}$timeFilter`;
 
 /**
+ * WHERE of a number over one whole run: the run filter without $timeFilter, so that stat panels and
+ * tables show the run whatever the dashboard's time range (runs months apart, a range left on
+ * now-1h). Only queries filtered by a run variable and without GROUP BY time() may do this.
+ */
+export const wholeRun = (where) => `WHERE ${where}`;
+
+/**
  * A target of one series per interval (and per value of the `by` tag):
  * SELECT select FROM measurement WHERE [where AND] $timeFilter GROUP BY time($__interval)[, by] fill(none).
  * Grafana names a series by `alias`, by default the tag's value.
@@ -151,7 +161,8 @@ export function seriesTarget(refId, { select, measurement, where, by, alias = by
  * (a plain max would show one runner's share). A run without runners has one empty instance.
  */
 export function vusQuery(where, { series = false } = {}) {
-  const inner = `SELECT max("value") AS "value" FROM "${METRICS.vus}" ${whereTime(where)} GROUP BY ${series ? 'time($__interval), ' : ''}"instance"`;
+  const cond = series ? whereTime(where) : wholeRun(where);
+  const inner = `SELECT max("value") AS "value" FROM "${METRICS.vus}" ${cond} GROUP BY ${series ? 'time($__interval), ' : ''}"instance"`;
   return `SELECT sum("value") FROM (${inner})${series ? ' GROUP BY time($__interval) fill(none)' : ''}`;
 }
 
@@ -159,12 +170,14 @@ export function vusQuery(where, { series = false } = {}) {
  * A table of statistics over the whole time range, one row per combination of the `by` tags (an
  * API, a template and phase, a module): the release reports' per-API and per-template tables.
  * `fields` are the SELECT list; `overrides` and `sortBy` as tablePanel's; the Time column is hidden.
+ * `anyTime`: over the whole run whatever the time range (`where` must select a run, see wholeRun).
  */
-export function statsTable({ fields, measurement, where, by, ...opts }) {
+export function statsTable({ fields, measurement, where, by, anyTime = false, ...opts }) {
   const groupBy = by.map((t) => `"${t}"`).join(', ');
+  const cond = anyTime ? wholeRun(where) : whereTime(where);
   return tablePanel({
     ...opts,
-    targets: [influxql('A', `SELECT ${fields} FROM "${measurement}" ${whereTime(where)} GROUP BY ${groupBy}`, { format: 'table' })],
+    targets: [influxql('A', `SELECT ${fields} FROM "${measurement}" ${cond} GROUP BY ${groupBy}`, { format: 'table' })],
     transformations: [{ id: 'organize', options: { excludeByName: { Time: true } } }],
   });
 }
@@ -266,23 +279,28 @@ export function toJSON(dash) {
   for (const v of json.templating?.list ?? []) {
     if (v.type === 'datasource') v.refresh = 2;
   }
-  // The SDK writes `annotations: {}`; Grafana's dashboard model expects a
-  // list, with its built-in annotation query, as in a dashboard saved by
-  // Grafana itself.
-  if (!Array.isArray(json.annotations?.list)) {
-    json.annotations = {
-      list: [
-        {
-          builtIn: 1,
-          datasource: { type: 'grafana', uid: '-- Grafana --' },
-          enable: true,
-          hide: true,
-          iconColor: 'rgba(0, 211, 255, 1)',
-          name: 'Annotations & Alerts',
-          type: 'dashboard',
-        },
-      ],
-    };
+  // The SDK writes `annotations: {}` (or only ours); Grafana's dashboard model expects a list that
+  // starts with its built-in annotation query, as in a dashboard saved by Grafana itself.
+  const own = Array.isArray(json.annotations?.list) ? json.annotations.list : [];
+  json.annotations = {
+    list: [
+      {
+        builtIn: 1,
+        datasource: { type: 'grafana', uid: '-- Grafana --' },
+        enable: true,
+        hide: true,
+        iconColor: 'rgba(0, 211, 255, 1)',
+        name: 'Annotations & Alerts',
+        type: 'dashboard',
+      },
+      ...own,
+    ],
+  };
+  // The SDK defaults `placement` to "inControlsMenu", which tucks the annotation toggles and the
+  // links away in the controls menu of newer Grafanas; without it they sit above the panels.
+  for (const x of [...own, ...(json.links ?? [])]) {
+    delete x.placement;
+    if (x.builtIn === 0) delete x.builtIn;
   }
   return json;
 }

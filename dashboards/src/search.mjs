@@ -3,8 +3,10 @@
 // mod-search report looked at it — response time per query group and per
 // template, throughput, errors, the background reindex of the other tenant,
 // and mod-search's and OpenSearch's CPU and memory side by side.
-import { METRICS, SEARCH_SLOW_MS, FIELDS } from '../../lib/metrics.js';
+import { METRICS, SEARCH_SLOW_MS, SEARCH_KINDS, FIELDS } from '../../lib/metrics.js';
 import * as dashboard from '@grafana/grafana-foundation-sdk/dashboard';
+import { openRunUrl, runWindowAnnotations, runsTable } from './runs.mjs';
+import { sloMs } from './slo.mjs';
 import {
   DATASOURCE,
   baseDashboard,
@@ -18,6 +20,7 @@ import {
   thresholds,
   timeseriesPanel,
   vusQuery,
+  wholeRun,
 } from './panels.mjs';
 
 const { httpDuration, httpFailed, reindexDuration, reindexRunning } = METRICS;
@@ -59,7 +62,7 @@ function searchRunVariable() {
     `WHERE "workflow" = 'search' AND "release" =~ /^$release$/`;
   return new dashboard.QueryVariableBuilder('testid')
     .label('Run')
-    .description('One k6 run of scripts/mod-search.js (k6 tag `testid`). Set the time range to cover the run.')
+    .description('One k6 run of scripts/mod-search.js (k6 tag `testid`): every search run is listed, whatever the time range.')
     .datasource({ ...DATASOURCE })
     .query(query)
     .definition(query)
@@ -94,7 +97,7 @@ const summary = [
         'run rather than per interval.',
       unit: 'ms',
       thresholds: thresholds('green', [SLOW_MS, 'red']),
-      targets: [influxql('A', `SELECT percentile("value", 95) FROM "${httpDuration}" WHERE ${SEARCH} AND $timeFilter`)],
+      targets: [influxql('A', `SELECT percentile("value", 95) FROM "${httpDuration}" ${wholeRun(SEARCH)}`)],
     }),
     4,
     4,
@@ -111,7 +114,7 @@ const summary = [
         influxql(
           'A',
           `SELECT mean("tps") FROM (SELECT count("value") AS "tps" FROM "${httpDuration}" ` +
-            `WHERE ${SEARCH} AND $timeFilter GROUP BY time(1s) fill(none))`,
+            `${wholeRun(SEARCH)} GROUP BY time(1s) fill(none))`,
         ),
       ],
     }),
@@ -124,7 +127,7 @@ const summary = [
       description: `Search requests that took longer than ${SLOW_MS} ms (the mod-search report's slow-request count).`,
       unit: 'none',
       targets: [
-        influxql('A', `SELECT count("value") FROM "${httpDuration}" WHERE ${SEARCH} AND "value" > ${SLOW_MS} AND $timeFilter`),
+        influxql('A', `SELECT count("value") FROM "${httpDuration}" ${wholeRun(`${SEARCH} AND "value" > ${SLOW_MS}`)}`),
       ],
       // InfluxQL returns no series, not 0, when no request was that slow.
     }).noValue('0'),
@@ -138,7 +141,7 @@ const summary = [
       unit: 'percent',
       decimals: 2,
       thresholds: thresholds('green', [1, 'red']),
-      targets: [influxql('A', `SELECT mean("value") * 100 FROM "${httpFailed}" WHERE ${SEARCH} AND $timeFilter`)],
+      targets: [influxql('A', `SELECT mean("value") * 100 FROM "${httpFailed}" ${wholeRun(SEARCH)}`)],
     }),
     4,
     4,
@@ -150,7 +153,7 @@ const summary = [
         `How long the background reindex of the other tenant took (k6 Trend \`${METRICS.reindexDuration}\`, one sample ` +
         'when it ends, whatever its outcome). Empty when the run had no reindex phase.',
       unit: 'ms',
-      targets: [influxql('A', `SELECT max("value") FROM "${reindexDuration}" WHERE ${RUN} AND $timeFilter`)],
+      targets: [influxql('A', `SELECT max("value") FROM "${reindexDuration}" ${wholeRun(RUN)}`)],
     }),
     4,
     4,
@@ -222,6 +225,27 @@ const overTime = [
   ],
 ];
 
+// thresholds.json budgets search by kind of query (regular, wildcard, wildcard-prefix), not by
+// group: one panel per kind with a budget, its groups' p95 against that kind's SLO line.
+const byKind = SEARCH_KINDS.filter((kind) => sloMs('search', 'kinds', kind)).map((kind) => {
+  const slo = sloMs('search', 'kinds', kind);
+  return [
+    timeseriesPanel({
+      title: `p95 by group, ${kind} queries`,
+      description:
+        `Per-interval 95th percentile of the ${kind} search templates (k6 tag \`kind\`) of each query group. ` +
+        `The red line is the ${kind} p95 SLO of thresholds.json (${slo} ms).`,
+      unit: 'ms',
+      min: 0,
+      sloMs: slo,
+      legendCalcs: ['mean', 'max'],
+      targets: [seriesTarget('A', { select: 'percentile("value", 95)', measurement: httpDuration, where: `${SEARCH} AND "kind" = '${kind}'`, by: 'group' })],
+    }),
+    8,
+    8,
+  ];
+});
+
 // count, average and p95 per pair of tags over the whole run
 const COUNT_AVG_P95 = 'count("value") AS "total", mean("value") AS "avg", percentile("value", 95) AS "p95"';
 
@@ -239,6 +263,7 @@ const templates = [
         `max("value") AS "max", mean("value") AS "avg"`,
       measurement: httpDuration,
       where: SEARCH,
+      anyTime: true,
       by: ['name', 'phase'],
       overrides: [
         { name: 'total', properties: [{ id: 'unit', value: 'none' }] },
@@ -260,6 +285,7 @@ const templates = [
       fields: COUNT_AVG_P95,
       measurement: httpDuration,
       where: SEARCH,
+      anyTime: true,
       by: ['kind', 'phase'],
       overrides: [{ name: 'total', properties: [{ id: 'unit', value: 'none' }] }],
       sortBy: [{ displayName: 'kind', desc: false }],
@@ -275,6 +301,7 @@ const templates = [
       fields: COUNT_AVG_P95,
       measurement: httpDuration,
       where: SEARCH,
+      anyTime: true,
       by: ['group', 'phase'],
       overrides: [{ name: 'total', properties: [{ id: 'unit', value: 'none' }] }],
       sortBy: [{ displayName: 'group', desc: false }],
@@ -292,7 +319,7 @@ const resources = [
       title: 'mod-search and OpenSearch CPU',
       description:
         `CPU of the mod-search module and of its OpenSearch node side by side (Telegraf \`${METRICS.moduleStats}\`). 100 % = ` +
-        'one core fully used. Not filtered by run: set the time range to the run.',
+        'one core fully used. Not filtered by run: "Run window" sets the time range to the run.',
       unit: 'percent',
       min: 0,
       legendCalcs: ['mean', 'max'],
@@ -353,13 +380,23 @@ export function build() {
     description:
       'One k6 run of the mod-search workflow: search response time per group and template, throughput and ' +
       'errors, the background reindex window, mod-search and OpenSearch CPU and memory. Pick the run in "Run"; ' +
-      'set the time range to cover it.',
+      'its numbers and tables need no time range, and "Run window" opens the time series on the run.',
   })
     .withVariable(searchReleaseVariable())
     .withVariable(searchRunVariable())
     .withVariable(groupVariable());
+  for (const a of runWindowAnnotations(RUN)) dash.annotation(a);
+  const window = runsTable({
+    title: 'Run window',
+    description:
+      'The selected run\'s first and last sample (k6 `vus`). Click the run for this dashboard on its time range ' +
+      '(the time series and module panels follow the range; the numbers above do not need it).',
+    where: RUN,
+    links: [{ title: 'Open this run on its time range', url: openRunUrl(UID) }],
+  });
   return layout(dash, [
-    { title: 'Selected run', panels: summary },
+    { title: 'Selected run', panels: [...summary, [window, 24, 4]] },
+    { title: 'Against the SLOs', panels: byKind },
     { title: 'Over time', panels: overTime },
     { title: 'Templates', panels: templates },
     { title: 'mod-search and OpenSearch', panels: resources },

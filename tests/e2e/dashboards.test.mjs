@@ -16,7 +16,7 @@ import assert from 'node:assert/strict';
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { test } from 'node:test';
-import { panelQueries, variableQueries } from '../../dashboards/src/grafana-vars.mjs';
+import { annotationQueries, panelQueries, variableQueries } from '../../dashboards/src/grafana-vars.mjs';
 import { hasValues, influxQuery, influxWrite } from '../../dashboards/src/influx-query.mjs';
 import { dashboards as registered, OUT_DIR } from '../../dashboards/src/index.mjs';
 import { workflowNames } from '../../tools/workflows.mjs';
@@ -47,10 +47,13 @@ function need(t, name, why, value = process.env[name]) {
   return null;
 }
 
-/** The minifolio module names, read from the catalog the gateway routes by. */
+/**
+ * The minifolio module names, read from the catalog the gateway routes by; Eureka-only modules
+ * (`Platform: Eureka` in their entry) do not run in an Okapi profile such as the CICO suite's.
+ */
 function minifolioModules() {
   const src = readFileSync(join(repo, 'minifolio', 'internal', 'catalog', 'catalog.go'), 'utf8');
-  return [...src.matchAll(/\{Name:\s*"([^"]+)"/g)].map((m) => m[1]);
+  return [...src.matchAll(/\{Name:\s*"([^"]+)"[^\n]*/g)].filter((m) => !/Platform:\s*Eureka\b/.test(m[0])).map((m) => m[1]);
 }
 
 /** Values for every variable as a user would pick them: all releases, the run. */
@@ -73,6 +76,11 @@ async function checkAll(url, db, testid, fromMs, toMs, list = dashboards) {
       else if (v.name.startsWith('testid') && !series.some((s) => s.values.some((row) => row[1] === testid))) {
         problems.push(`${dash.uid} variable ${v.name} does not list ${testid}`);
       }
+    }
+    for (const a of annotationQueries(dash, opts)) {
+      const { error, series } = await influxQuery(url, db, a.query);
+      if (error) problems.push(`${dash.uid} annotation ${a.name}: ${error} (${a.query})`);
+      else if (!series.some(hasValues)) problems.push(`${dash.uid} annotation ${a.name}: no data (${a.query})`);
     }
     for (const q of panelQueries(dash, opts)) {
       const where = `${dash.uid} panel "${q.panelTitle}" ${q.refId}`;
@@ -120,6 +128,42 @@ test('synthetic run: every dashboard query runs and returns data', async (t) => 
   assert.deepEqual(problems, []);
   assert.deepEqual([...cpuModules].sort(), [...modules].sort());
 
+  // The run's window: the annotations and "Run window" give its first and last sample, whatever
+  // the time range (here one a quarter later, where the run is not).
+  const single = dashboards.find((d) => d.uid === 'folio-cico');
+  const later = { fromMs: end + 90 * 86400_000, toMs: end + 91 * 86400_000, values: selection(testid), datasourceUid: 'folio-influxdb' };
+  const rows = async (query) => {
+    const { error, series } = await influxQuery(url, db, query);
+    assert.equal(error, null, error);
+    return series.flatMap((s) => s.values);
+  };
+  const edges = {};
+  for (const a of annotationQueries(single, later)) edges[a.name] = (await rows(a.query)).map((r) => r[0]);
+  assert.deepEqual(edges, { 'Run start': [start], 'Run end': [start + 119_000] });
+  const windowRows = await Promise.all(panelQueries(single, later).filter((q) => q.panelTitle === 'Run window').map((q) => rows(q.query)));
+  assert.deepEqual(windowRows.map((r) => r.map((x) => x[0])), [[start], [start + 119_000]]);
+
+  // Whole-run numbers need no time range; series over time follow it (empty a quarter later).
+  const far = await checkAll(url, db, testid, later.fromMs, later.toMs, [single]);
+  const empty = new Set(far.problems.map((p) => p.match(/panel "([^"]+)"/)?.[1]));
+  const ranged = new Set(single.panels.filter((p) => (p.targets ?? []).some((t) => t.query.includes('$timeFilter'))).map((p) => p.title));
+  assert.deepEqual([...empty].sort(), [...ranged].sort(), far.problems.join('\n'));
+  assert.ok(!empty.has('Check-out p95') && !empty.has('Check-in / check-out by user count') && !empty.has('Response time by API'));
+
+  // Per user count: the report's table, numbers from the samples written above.
+  const [byUsers] = await Promise.all(panelQueries(single, later).filter((q) => q.panelTitle === 'Check-in / check-out by user count').map((q) => influxQuery(url, db, q.query)));
+  const cell = (vus, tx, col) => {
+    const s = byUsers.series.find((x) => x.tags.vus === String(vus) && x.tags.transaction === tx);
+    return s.values[0][s.columns.indexOf(col)];
+  };
+  const mean = (xs) => xs.reduce((a, b) => a + b, 0) / xs.length;
+  const outVals = (from, to) => Array.from({ length: to - from }, (_, k) => 300 + ((from + k) % 17));
+  assert.equal(byUsers.series.length, 4, 'two user counts × two transactions');
+  assert.equal(cell(1, 'check-out', 'n'), 60);
+  assert.ok(Math.abs(cell(1, 'check-out', 'avg') - mean(outVals(0, 60))) < 1e-9);
+  assert.ok(Math.abs(cell(5, 'check-out', 'avg') - mean(outVals(60, 120))) < 1e-9);
+  assert.equal(cell(5, 'check-out', 'p95'), [...outVals(60, 120)].sort((a, b) => a - b)[Math.ceil(0.95 * 60) - 1]);
+
   // The substitution must select the run: another testid gives no data.
   const other = await checkAll(url, db, 'cico-no-such-run', start - 60_000, end + 60_000);
   assert.ok(other.problems.some((p) => p.includes('Check-out p95') && p.includes('no data')), other.problems.join('\n'));
@@ -133,6 +177,7 @@ test('synthetic run: every dashboard query runs and returns data', async (t) => 
     linesB.push(`transaction_duration,${run},transaction=check-out value=600 ${ns}`);
     linesB.push(`transaction_duration,${run},transaction=check-in value=400 ${ns + 1n}`);
     linesB.push(`http_req_duration,${run},name=POST\\ /circulation/check-out-by-barcode,status=201 value=250 ${ns}`);
+    linesB.push(`vus,${run} value=5 ${ns}`);
   }
   await influxWrite(url, db, linesB);
   const comparison = dashboards.find((d) => d.uid === 'folio-release-comparison');
@@ -147,6 +192,13 @@ test('synthetic run: every dashboard query runs and returns data', async (t) => 
   const p95 = async (refId) => (await result('Check-out p95, A and B', refId))[0].values[0][1];
   assert.ok((await p95('A')) < 400, 'run A is the faster one');
   assert.equal(await p95('B'), 600);
+  // Releases months apart: the comparison does not depend on the time range.
+  const q95 = panelQueries(comparison, { ...range, fromMs: end + 90 * 86400_000, toMs: end + 91 * 86400_000, values })
+    .find((x) => x.panelTitle === 'Check-out p95, A and B' && x.refId === 'B');
+  assert.equal((await influxQuery(url, db, q95.query)).series[0].values[0][1], 600);
+  const both = panelQueries(comparison, { ...range, values }).filter((x) => x.panelTitle === 'Runs A and B');
+  const ends = await Promise.all(both.map(async (x) => (await influxQuery(url, db, x.query)).series.map((s) => [s.tags.testid, s.values[0][0]])));
+  assert.deepEqual(ends, [[[testid, start], [runB, start + 500]], [[testid, start + 119_000], [runB, start + 19_500]]].map((e) => e.sort()));
   const apiB = await result('API p75, A vs B', 'B');
   assert.deepEqual(apiB.map((s) => [s.tags.name, s.values[0][1]]), [['POST /circulation/check-out-by-barcode', 250]]);
 

@@ -46,6 +46,9 @@ test('folio-perf run exits 99 when a threshold fails; without a terminal it prin
   assert.match(out, /thresholds failed: k6 exit code 99/);
   assert.match(out, new RegExp(`==> live: InfluxDB http://127\\.0\\.0\\.1:${env('FP_INFLUX_PORT')} database k6, testid ${testid}`));
   assert.match(out, new RegExp(`--profile native-grafana up -d grafana-native, then open http://localhost:\\d+/d/folio-cico\\?var-testid=${testid}`));
+  // At the end, the link opens the run's own time range (epoch ms around it), not now-1h.
+  const [, from, to] = out.match(new RegExp(`/d/folio-cico\\?var-testid=${testid}&from=(\\d+)&to=(\\d+)\\n`)) ?? [];
+  assert.ok(Number(from) > 0 && Number(from) < Number(to), `no run-window link in:\n${out}`);
   const progress = out.split('\n').filter((l) => l.startsWith('==> progress: '));
   assert.ok(progress.length >= 2, `want a progress line per 4 s over a 20 s run:\n${out}`);
   assert.ok(progress.some((l) => /[1-9]\d* requests \(\d+ failed\) in the last 4 s/.test(l)), progress.join('\n'));

@@ -37,6 +37,9 @@ const CONTRACT = {
 // Measurements written by k6 carry testid; Telegraf's do not.
 const K6_MEASUREMENTS = new Set(['transaction_duration', 'transaction_failed', 'http_req_duration', 'http_reqs', 'http_req_failed', 'vus', 'reindex_running', 'reindex_duration']);
 
+// A query selects runs by a run variable: `"testid" = '$testid'` (or the comparison's A and B).
+const RUN_FILTER = /"testid"\s*=\s*'\$testid(_a|_b)?'/;
+
 const dataPanels = (d) => d.panels.filter((p) => p.type !== 'row');
 const targets = (d) => dataPanels(d).flatMap((p) => (p.targets ?? []).map((t) => ({ panel: p, t })));
 const isDsRef = (uid) => uid === '${datasource}' || uid === '$datasource';
@@ -133,7 +136,10 @@ export const rules = {
       const where = `panel "${panel.title}" ${t.refId}`;
       const q = t.query ?? '';
       if (t.rawQuery !== true || !q) f.push(`${where}: not a raw InfluxQL query`);
-      if (!q.includes('$timeFilter')) f.push(`${where}: no $timeFilter, the query ignores the time range`);
+      // Without $timeFilter only a number over whole runs: filtered by a run variable and not a
+      // series over time (whose buckets would span all of InfluxDB's history).
+      const wholeRun = RUN_FILTER.test(q) && !/GROUP BY time\(/i.test(outer(q));
+      if (!q.includes('$timeFilter') && !wholeRun) f.push(`${where}: no $timeFilter and not a whole-run query of a run variable`);
       // The outer GROUP BY time() follows the panel width; fixed buckets are
       // allowed only inside a subquery (run-level rates).
       for (const m of outer(q).matchAll(/GROUP BY time\(([^)]*)\)/gi)) {
@@ -159,10 +165,19 @@ export const rules = {
         for (const fm of select.matchAll(/\(\s*"([^"]+)"/g)) {
           if (!fields.includes(fm[1]) && fm[1] !== 'tps') f.push(`panel "${panel.title}": ${m[1]} has no field ${fm[1]}`);
         }
-        if (K6_MEASUREMENTS.has(m[1]) && !/"testid"\s*=\s*'\$testid(_a|_b)?'/.test(q)) {
+        if (K6_MEASUREMENTS.has(m[1]) && !RUN_FILTER.test(q)) {
           f.push(`panel "${panel.title}": k6 measurement ${m[1]} not filtered by the run variable`);
         }
       }
+    }
+    return f;
+  },
+  'annotation-run-window-rule': (d) => {
+    // Our annotations (the built-in one aside) query InfluxDB through $datasource for one run.
+    const f = [];
+    for (const a of d.annotations.list.filter((x) => !x.builtIn)) {
+      if (!isDsRef(a.datasource?.uid) || !isDsRef(a.target?.datasource?.uid)) f.push(`annotation "${a.name}" not on $datasource`);
+      if (a.target?.rawQuery !== true || !RUN_FILTER.test(a.target?.query ?? '')) f.push(`annotation "${a.name}" is not a raw query of one run`);
     }
     return f;
   },
@@ -297,5 +312,15 @@ test('lint rules reject broken dashboards', () => {
   bad.panels.find((x) => x.title === 'Check-in avg').targets[0].query =
     'SELECT mean("value") FROM "transaction_duration" WHERE $timeFilter';
   assert.equal(rules['target-metric-contract-rule'](bad).length, 2);
+  // Without $timeFilter: a Telegraf query, and a run's series over time, are flagged.
+  const noRange = structuredClone(d);
+  noRange.panels.find((x) => x.title === 'Module CPU').targets[0].query =
+    'SELECT mean("cpu_percent") FROM "module_stats" GROUP BY time($__interval), "module" fill(none)';
+  noRange.panels.find((x) => x.title === 'Check-out p50 / p75 / p95').targets[0].query =
+    `SELECT percentile("value", 95) FROM "transaction_duration" WHERE "testid" = '$testid' GROUP BY time($__interval) fill(none)`;
+  assert.equal(rules['target-influxql-rule'](noRange).length, 2);
+  const anno = structuredClone(d);
+  anno.annotations.list.find((a) => a.name === 'Run start').target.query = 'SELECT first("value") FROM "vus"';
+  assert.equal(rules['annotation-run-window-rule'](anno).length, 1);
   assert.ok(outer('SELECT mean("x") FROM (SELECT count("value") AS "x" FROM "a" GROUP BY time(1s)) WHERE $timeFilter').indexOf('time(1s)') < 0);
 });

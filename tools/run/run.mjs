@@ -194,7 +194,8 @@ export async function runCommand(givenEnv, { tty = Boolean(process.stdout.isTTY)
     }
   }
   say(`==> samples: InfluxDB ${influxUrl} database k6, testid ${plan.testid}`);
-  if (grafana) say(grafanaLine(grafana));
+  // On the run's own time range (a minute's margin each side), so its time series show at once.
+  if (grafana) say(grafanaLine(`${grafana}&from=${Date.parse(startedAt) - 60_000}&to=${Date.now() + 60_000}`));
   // The release report of this run (tables, module CPU/memory, charts) is one command away.
   if (existsSync(join(out, 'summary.json'))) {
     say(`==> report: folio-perf report ${plan.testid} [--against <previous release's testid or baseline>]`);
