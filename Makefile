@@ -102,4 +102,19 @@ test: ## install what is missing and run every test
 clean: ## remove built binaries (keeps stack data)
 	rm -rf $(BIN)
 
+# A Go tool built into bin/ from the Go module proxy at a pinned version (actionlint, staticcheck):
+# $(eval $(call go-tool,NAME,PACKAGE,VERSION)). Rebuilt when the version changes: the stamp is
+# rewritten only when its content differs.
+define go-tool
+$(BIN)/.$(1)-build: FORCE
+	@mkdir -p $(BIN)
+	@echo '$(3)' | cmp -s - $$@ || echo '$(3)' >$$@
+$(BIN)/$(1): $(BIN)/.$(1)-build
+	@echo "==> $(1): building $(3)"
+	@mkdir -p .stack/logs
+	@GOBIN=$(BIN) go install $(2)@$(3) >.stack/logs/build-$(1).log 2>&1 \
+		|| { echo "folio-perf: building $(1) failed. Fix: read .stack/logs/build-$(1).log"; exit 1; }
+	@touch $$@
+endef
+
 include $(wildcard mk/*.mk)

@@ -44,6 +44,7 @@ proc_ticks() {
   local stat
   stat=$(cat "/proc/$1/stat" 2>/dev/null) || { echo 0; return; }
   local children=${2:-}
+  # shellcheck disable=SC2086 # split into the stat fields on purpose
   set -- ${stat##*) }
   if [ -n "$children" ]; then echo $((${12} + ${13} + ${14} + ${15})); else echo $((${12} + ${13})); fi
 }
@@ -60,7 +61,7 @@ server_ticks() {
   echo "$mf $pg"
 }
 proxied() { curl -sf "http://$diag/debug/vars" | python3 -c 'import json,sys; print(json.load(sys.stdin)["okapi_proxied_requests"])'; }
-k6env() { env K6_AUTO_EXTENSION_RESOLUTION=false K6_NO_USAGE_REPORT=true FOLIO_URL="http://127.0.0.1:$port" FOLIO_TENANT=$tenant "$@"; }
+k6env() { env K6_AUTO_EXTENSION_RESOLUTION=false K6_NO_USAGE_REPORT=true FOLIO_URL="http://127.0.0.1:$port" FOLIO_TENANT="$tenant" "$@"; }
 
 bin/minifolio down --run-dir "$run_dir" >/dev/null
 trap 'bin/minifolio down --run-dir "$run_dir" >/dev/null' EXIT
@@ -74,7 +75,7 @@ echo "==> k6: $vus VUs, no think time, $duration (log: $log)"
 # --no-teardown: its check-ins would count as CPU but not as transactions (the
 # next bench resets the tenant anyway).
 read -r mf0 pg0 < <(server_ticks); gw0=$(proxied)
-k6env FOLIO_ENV=local TESTID=$testid RELEASE=fast PROFILE=smoke VUS=$vus DURATION=$duration THINK=none FOLIO_DB_PORT=$pg_port \
+k6env FOLIO_ENV=local TESTID="$testid" RELEASE=fast PROFILE=smoke VUS="$vus" DURATION="$duration" THINK=none FOLIO_DB_PORT="$pg_port" \
   /usr/bin/time -f '%U %S' -o "results/$testid/k6-time.txt" bin/k6 run --quiet --address= --no-teardown scripts/check-in-check-out.js >"$log" 2>&1 || true
 read -r mf1 pg1 < <(server_ticks); gw1=$(proxied)
 read -r k6u k6s < <(tail -n1 "results/$testid/k6-time.txt")

@@ -6,16 +6,7 @@
 ACTIONLINT_VERSION := v1.7.12
 
 actionlint: $(BIN)/actionlint ## build actionlint (the GitHub Actions workflows' linter) into bin/
-# Rebuilt when the version changes (the stamp is rewritten only when its content differs).
-$(BIN)/.actionlint-build: FORCE
-	@mkdir -p $(BIN)
-	@echo '$(ACTIONLINT_VERSION)' | cmp -s - $@ || echo '$(ACTIONLINT_VERSION)' >$@
-$(BIN)/actionlint: $(BIN)/.actionlint-build
-	@echo "==> actionlint: building $(ACTIONLINT_VERSION)"
-	@mkdir -p .stack/logs
-	@GOBIN=$(BIN) go install github.com/rhysd/actionlint/cmd/actionlint@$(ACTIONLINT_VERSION) >.stack/logs/build-actionlint.log 2>&1 \
-		|| { echo "folio-perf: building actionlint failed. Fix: read .stack/logs/build-actionlint.log"; exit 1; }
-	@touch $@
+$(eval $(call go-tool,actionlint,github.com/rhysd/actionlint/cmd/actionlint,$(ACTIONLINT_VERSION)))
 
 test-unit-github: $(BIN)/actionlint contract-deps ## actionlint over .github/workflows/*.yml and the docs' caller; the gate's inputs, plan and summary (no services)
 	@node --test $(CURDIR)/tests/unit/github-*.test.mjs

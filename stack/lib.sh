@@ -2,11 +2,13 @@
 # Functions behind stack/stack.sh: one <service>_{start,stop,running,healthy,url}
 # set per service, plus the small helpers they share. Sourced, not executed.
 
-# shellcheck source=tools/defaults.sh
+# shellcheck disable=SC2154 # repo: set by stack/stack.sh, which sources this file
 fp_repo=$repo
+# shellcheck source=tools/defaults.sh
 . "$repo/tools/defaults.sh"
 case "$FP_STACK_DIR" in /*) ;; *) FP_STACK_DIR="$PWD/$FP_STACK_DIR" ;; esac
 # Newest installed server: Debian 12 ships 15, Ubuntu runners 16.
+# shellcheck disable=SC2012 # version-numbered directories: nothing for ls to mangle
 FP_PG_BIN=${FP_PG_BIN:-$(ls -d /usr/lib/postgresql/*/bin 2>/dev/null | sort -V | tail -n1)}
 FP_PG_BIN=${FP_PG_BIN:-/usr/lib/postgresql/15/bin}
 pg_version=$(basename "$(dirname "$FP_PG_BIN")")
@@ -82,7 +84,7 @@ stop_pid() {
     [ -d "/proc/$pid" ] || break
     sleep 0.2
   done
-  [ -d "/proc/$pid" ] && kill -KILL "$pid" 2>/dev/null || true
+  if [ -d "/proc/$pid" ]; then kill -KILL "$pid" 2>/dev/null || true; fi
   rm -f "$2"
 }
 

@@ -51,7 +51,7 @@ case "$cmd" in
     trap 'rc=$?; if [ $rc -ne 0 ]; then for s in "${started[@]}"; do "${s}_stop" >/dev/null 2>&1 || true; done; fi' EXIT
     for s in "${services[@]}"; do
       if "${s}_running"; then
-        step "$s: already up ($(${s}_url)), reusing it"
+        step "$s: already up ($("${s}_url")), reusing it"
       else
         # Recorded before the start: a start that dies after spawning its
         # process (e.g. a health-check time-out) must still be stopped.
@@ -74,7 +74,7 @@ case "$cmd" in
     done
     for s in "${services[@]}"; do
       if "${s}_running" && "${s}_healthy"; then state=up; else state=down; rc=1; fi
-      printf '%-10s %-5s %s\n' "$s" "$state" "$(${s}_url)"
+      printf '%-10s %-5s %s\n' "$s" "$state" "$("${s}_url")"
     done
     exit $rc
     ;;

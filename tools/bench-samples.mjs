@@ -47,7 +47,7 @@ function sh(cmd, args, env) {
 // WAL segments and replaces TSM files as it compacts, so what vanishes meanwhile counts 0.
 const du = (dir) => {
   let n = 0;
-  let names = [];
+  let names;
   try {
     names = readdirSync(dir);
   } catch {

@@ -22,6 +22,7 @@ ROUNDS=${BENCH_SEED_ROUNDS:-1}
 FLOOR=${BENCH_SEED_FLOOR:-1}
 tenant=bench_seed
 die() { echo "bench-minifolio-seed: $1. Fix: $2" >&2; exit 1; }
+# shellcheck disable=SC2016 # the fix is a command for the user to type, unexpanded
 [ -n "${FP_PG_DSN:-}" ] || die "FP_PG_DSN is not set" \
   'make stack-up, then export FP_PG_DSN=$(. tools/defaults.sh && fp_minifolio_db)'
 [[ $ROUNDS =~ ^[1-9][0-9]*$ ]] || die "BENCH_SEED_ROUNDS=$ROUNDS is not a positive number" "e.g. BENCH_SEED_ROUNDS=3"

@@ -37,6 +37,8 @@ if [ "${FP_DEPS:-all}" != run ]; then
   [ -x /usr/bin/time ] || missing+=(time)
   # Headless Chromium: only the report's end-to-end test opens report.html in it.
   command -v chromium >/dev/null || missing+=(chromium)
+  # make lint (a suite of make test) runs shellcheck over the shell scripts.
+  command -v shellcheck >/dev/null || missing+=(shellcheck)
 fi
 if ! ls /usr/lib/postgresql/*/bin/initdb >/dev/null 2>&1; then
   missing+=(postgresql postgresql-contrib)
@@ -45,7 +47,7 @@ elif ! ls /usr/share/postgresql/*/extension/pg_trgm.control >/dev/null 2>&1; the
 fi
 
 if [ ${#missing[@]} -eq 0 ]; then
-  extra=", jdk, maven, wamerican"
+  extra=", jdk, maven, wamerican, shellcheck"
   [ "${FP_DEPS:-all}" != run ] || extra=" (FP_DEPS=run: what a run needs)"
   echo "==> deps: all present (go $gov, node $nodev, postgresql, influxdb$extra)"
   exit 0

@@ -15,7 +15,7 @@
 set -uo pipefail
 # shellcheck source=tools/local-env.sh
 . "$(dirname "$0")/local-env.sh" # only tools/local-env.allow's part of the caller's environment
-cd "$(dirname "$0")/.."
+cd "$(dirname "$0")/.." || exit 1
 # shellcheck source=tools/test-env.sh
 . tools/test-env.sh
 export FP_SEARCH=0 # no drill needs OpenSearch

@@ -9,7 +9,7 @@
 // it would write.
 //   node tools/k8s-base.mjs [--check]
 import { readdirSync, readFileSync, writeFileSync, rmSync } from 'node:fs';
-import { join, dirname, basename, relative } from 'node:path';
+import { join, basename, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { REPO, workflowNames, scriptPath, tools } from './workflows.mjs';
 import { STORED_METRICS } from '../lib/metrics.js';

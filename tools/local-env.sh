@@ -29,7 +29,7 @@ fp_kept() {
   for g in "${fp_allow[@]}"; do
     case $g in '!'* | -*) continue ;; esac
     g=${g#@}
-    # shellcheck disable=SC2053
+    # shellcheck disable=SC2053 # the allow-list entry is a glob on purpose
     [[ $1 == $g ]] && return 0
   done
   return 1
@@ -43,7 +43,7 @@ while IFS= read -r fp_name; do
   else
     fp_clean=
     for g in "${fp_allow[@]}"; do
-      # shellcheck disable=SC2053
+      # shellcheck disable=SC2053 # the allow-list entry is a glob on purpose
       [[ $g == -* && $fp_name == ${g#-} ]] && { fp_said+=("$fp_name"); break; }
     done
   fi
@@ -55,7 +55,7 @@ done < <(compgen -e)
 for g in "${fp_allow[@]}"; do
   [[ $g == @* ]] || continue
   for fp_name in $(compgen -e); do
-    # shellcheck disable=SC2053
+    # shellcheck disable=SC2053 # the allow-list entry is a glob on purpose
     if [[ $fp_name == ${g#@} ]] && fp_kept "$fp_name"; then
       env -i "${fp_env[@]}" FP_LOCAL_ONLY=1 node "$(dirname "$fp_allow_file")/local-env.mjs" check || exit 1
       break 2

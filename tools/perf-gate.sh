@@ -29,7 +29,7 @@
 set -uo pipefail
 # shellcheck source=tools/local-env.sh
 . "$(dirname "$0")/local-env.sh" # only tools/local-env.allow's part of the caller's environment
-cd "$(dirname "$0")/.."
+cd "$(dirname "$0")/.." || exit 1
 # What the runs need built and running (make's prerequisites would run before local-env.sh).
 make --no-print-directory run-deps >&2 || exit 1
 . tools/defaults.sh
@@ -51,7 +51,7 @@ die() {
   exit 1
 }
 
-[[ $runs =~ ^[0-9]+$ ]] && [ "$runs" -ge 2 ] || die "GATE_RUNS=$runs is not a number of baseline runs of 2 or more (the verdict needs 2 to see the between-run spread)" "GATE_RUNS=4 (the measured setting), or GATE_BASELINE=<file>"
+{ [[ $runs =~ ^[0-9]+$ ]] && [ "$runs" -ge 2 ]; } || die "GATE_RUNS=$runs is not a number of baseline runs of 2 or more (the verdict needs 2 to see the between-run spread)" "GATE_RUNS=4 (the measured setting), or GATE_BASELINE=<file>"
 
 gate_run() { # NAME MINIFOLIO_PROFILE [CHECKOUT]: prints the run's summary.json path
   local testid="gate-$1-$stamp" dir=${3:-$PWD} rc

@@ -7,15 +7,15 @@
 set -uo pipefail
 # shellcheck source=tools/local-env.sh
 . "$(dirname "$0")/local-env.sh" # only tools/local-env.allow's part of the caller's environment
-cd "$(dirname "$0")/.."
+cd "$(dirname "$0")/.." || exit 1
 repo=$PWD
 logs=$repo/.stack/logs
 mkdir -p "$logs"
 
 # Unit suites need no running service; e2e suites need the test stack.
 # Suites are make targets defined in mk/*.mk, next to the code they test.
-builds=(telegraf k6 minifolio dashboards-deps contract-deps opensearch jmeter keycloak actionlint)
-unit_suites=(test-unit-repo test-unit-cli test-unit-stack test-unit-k6 test-unit-lib test-unit-workflows test-unit-k8s test-unit-k6-document test-unit-dashboards test-unit-compose fuzz-cql fuzz-search test-unit-report test-unit-bench-search test-unit-verdict test-unit-jmeter test-unit-bench test-unit-bench-samples test-unit-github)
+builds=(telegraf k6 minifolio dashboards-deps contract-deps opensearch jmeter keycloak actionlint staticcheck)
+unit_suites=(lint test-unit-repo test-unit-cli test-unit-stack test-unit-k6 test-unit-lib test-unit-workflows test-unit-k8s test-unit-k6-document test-unit-dashboards test-unit-compose fuzz-cql fuzz-search test-unit-report test-unit-bench-search test-unit-verdict test-unit-jmeter test-unit-bench test-unit-bench-samples test-unit-github)
 # test-unit-minifolio runs every minifolio package (CQL, storage, gateway, modules)
 # against the test stack's PostgreSQL. test-e2e-dashboards runs every panel query
 # against the CICO smoke run that test-e2e-cico recorded. test-e2e-search runs

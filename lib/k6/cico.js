@@ -276,8 +276,8 @@ export function cicoWorkflow(run, read) {
     let late = 0; // found by a later listing than the first: committed after teardown began
     const seen = new Set();
     let listings = 0;
-    let listError = null;
-    let remaining = [];
+    let listError;
+    let remaining;
     let quietSince = t0;
     for (;;) {
       let found;

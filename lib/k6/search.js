@@ -25,7 +25,6 @@ const REINDEX_PREFIX = 'reindex ';
 
 export function searchWorkflow(run, read) {
   const { cfg } = run;
-  const env = __ENV;
   // One SharedArray per file: parsed once, shared read-only by every VU. A missing or empty file
   // stops the run in init with one line.
   const tables = FILES.map(

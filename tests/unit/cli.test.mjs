@@ -12,7 +12,7 @@ import { tmpdir } from 'node:os';
 import { join, dirname } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { COMMANDS } from '../../tools/cli/commands.mjs';
-import { parseCommand, renderHelp } from '../../tools/cli/args.mjs';
+import { renderHelp } from '../../tools/cli/args.mjs';
 import { chooseInflux, shownUrl } from '../../tools/cli/influx.mjs';
 import { runPlan, settingsFromArgs } from '../../tools/run/settings.mjs';
 import { segmentOf } from '../../tools/run/k6.mjs';

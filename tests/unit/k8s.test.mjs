@@ -40,7 +40,7 @@ function documents(yaml) {
   return yaml.split(/^---$/m).map((d) => d.trim()).filter(Boolean);
 }
 const kindOf = (doc) => /^kind: (\S+)/m.exec(doc)[1];
-const nameOf = (doc) => /^metadata:\n(?:  .*\n)*?  name: (\S+)/m.exec(doc)[1];
+const nameOf = (doc) => /^metadata:\n(?: {2}.*\n)*? {2}name: (\S+)/m.exec(doc)[1];
 
 before(() => {
   const digest = createHash('sha256').update(readFileSync(join(crdDir, 'k6.io_testruns.yaml'))).digest('hex');
@@ -134,8 +134,8 @@ test('broken manifests are rejected by the CRD schema', () => {
   const base = built[overlays[0]].yaml;
   const cases = [
     ['parallelism is not a number', base.replace(/parallelism: \d+/, 'parallelism: two'), /parallelism.*got string, want integer/],
-    ['a misspelt field', base.replace(/^  runner:$/m, '  runnner:'), /additional properties 'runnner' not allowed/],
-    ['no script', base.replace(/^  script:\n    localFile: \S+\n/m, ''), /missing propert(y|ies) 'script'|'script'/],
+    ['a misspelt field', base.replace(/^ {2}runner:$/m, '  runnner:'), /additional properties 'runnner' not allowed/],
+    ['no script', base.replace(/^ {2}script:\n {4}localFile: \S+\n/m, ''), /missing propert(y|ies) 'script'|'script'/],
   ];
   for (const [what, text, why] of cases) {
     assert.notEqual(text, base, `${what}: the mutation applied`);

@@ -15,7 +15,6 @@ import * as searchTools from '../../tools/report/workflows/search.mjs';
 import { buildReport } from '../../tools/report/build.mjs';
 import { renderMarkdown } from '../../tools/report/render-md.mjs';
 import { againstRules } from '../../tools/report/against.mjs';
-import * as F from '../../tools/report/findings.mjs';
 import { tablesById } from '../../tools/report/doc.mjs';
 import { checkSummary, summaryItems, numbersOf } from '../summary-check.mjs';
 

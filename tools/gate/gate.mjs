@@ -25,7 +25,7 @@ import { portAnswers, stackAnswers } from '../run/stack-answers.mjs';
 import { DEFAULT_WORKFLOW, descriptor } from '../workflows.mjs';
 import { readBaseline } from '../verdict/baseline.mjs';
 import { OLD_TARGET_ENV, TARGET_ENV } from '../../lib/config.js';
-import { GateError, gatePlan, parseSettings, runArgs, verdictArgs } from './plan.mjs';
+import { gatePlan, parseSettings, runArgs, verdictArgs } from './plan.mjs';
 import { baselineSummary, candidateFooter, candidateHeader } from './summary.mjs';
 
 const say = (line) => process.stdout.write(`==> gate: ${line}\n`);

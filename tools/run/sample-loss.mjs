@@ -55,7 +55,7 @@ export function judgeLoss(loss, file) {
  */
 export function judgeSampleLoss({ out, rc, sampleLoss, say, warn }) {
   const lossFile = join(out, 'sample-loss.json');
-  let loss = null;
+  let loss;
   try {
     loss = JSON.parse(readFileSync(lossFile, 'utf8'));
   } catch {

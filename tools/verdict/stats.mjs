@@ -87,12 +87,12 @@ export function normalQuantile(p) {
 }
 
 function logGamma(x) {
-  const g = [76.18009172947146, -86.50532032941677, 24.01409824083091, -1.231739572450155, 0.1208650973866179e-2, -0.5395239384953e-5];
+  const g = [76.18009172947146, -86.50532032941678, 24.01409824083091, -1.231739572450155, 0.1208650973866179e-2, -0.5395239384953e-5];
   let y = x;
   const t = x + 5.5 - (x + 0.5) * Math.log(x + 5.5);
   let s = 1.000000000190015;
   for (const c of g) s += c / ++y;
-  return -t + Math.log((2.5066282746310005 * s) / x);
+  return -t + Math.log((2.5066282746310007 * s) / x);
 }
 
 // Continued fraction of the regularized incomplete beta function (Lentz's method).

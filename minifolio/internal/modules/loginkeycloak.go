@@ -302,6 +302,7 @@ func (l *loginKeycloak) logout(w http.ResponseWriter, r *http.Request) {
 
 func (l *loginKeycloak) logoutAll(w http.ResponseWriter, r *http.Request) {
 	tenant, userID := r.Header.Get("X-Okapi-Tenant"), r.Header.Get("X-Okapi-User-Id")
+	//lint:ignore ST1005 mod-login-keycloak's message, byte for byte
 	err := errors.New("User id is not found")
 	if userID != "" {
 		var kcID string

@@ -14,7 +14,7 @@ func TestReleaseAtLeast(t *testing.T) {
 		{[]string{"mod-login-7.14.0"}, true},
 		{[]string{"mod-login-8.0.0"}, true},
 		{[]string{"mod-login-7.9.10"}, false},
-		{[]string{"mod-login-x"}, false}, // unparsable: ifUnknown
+		{[]string{"mod-login-x"}, false},      // unparsable: ifUnknown
 		{[]string{"mod-users-19.0.0"}, false}, // not listed: ifUnknown
 	}
 	for _, c := range cases {

@@ -144,6 +144,7 @@ func ParsePaging(r *http.Request, def int) (limit, offset int, err error) {
 		}
 		n, e := strconv.ParseInt(v, 10, 32)
 		if e != nil {
+			//lint:ignore ST1005 the message FOLIO's modules answer (Java's NumberFormatException), byte for byte
 			return 0, 0, fmt.Errorf("For input string: \"%s\"", v)
 		}
 		*p.dst = int(n)
