@@ -165,10 +165,16 @@ func cmdUp(args []string, out io.Writer) error {
 	}
 	pool.Close()
 	ps := deployment(*port, *osURL != "", pr.Platform)
+	// The span, not the count: modules sit at their catalog offsets and, on Eureka, each sidecar
+	// SidecarOffset above its module.
+	top := *port
+	for _, p := range ps {
+		top = max(top, p.port)
+	}
 	for _, p := range ps {
 		if !procs.PortFree(p.port) {
 			return fail(fmt.Sprintf("port %d (for %s) is already in use", p.port, p.name),
-				fmt.Sprintf("stop what listens on it, or choose another base port with --port (minifolio uses --port to --port+%d)", len(ps)-1))
+				fmt.Sprintf("stop what listens on it, or choose another base port with --port (minifolio uses --port to --port+%d)", top-*port))
 		}
 	}
 	exe, err := os.Executable()

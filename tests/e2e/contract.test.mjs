@@ -10,7 +10,7 @@ import { execFileSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { env, bin, run, waitFor } from './helpers.mjs';
+import { env, bin, run, waitFor, ownMinifolioPort } from './helpers.mjs';
 import { checkOut, checkIn } from '../../lib/cico/transactions.js';
 import { CICO_API_NAMES } from '../../lib/cico/api.js';
 import { contract } from '../../minifolio/contract/validate.mjs';
@@ -20,7 +20,7 @@ const tenant = 'fpcontract';
 const servicePointId = '7068e104-aa14-4f30-a8bf-71f71cc15e07'; // the seed's Circ Desk 1
 const tmp = mkdtempSync(join(tmpdir(), 'fp-contract-'));
 const runDir = join(tmp, 'run');
-const port = () => Number(env('FP_MINIFOLIO_PORT')) + 50; // apart from the stack's own minifolio
+const port = () => ownMinifolioPort(1); // apart from the stack's own minifolio
 const base = () => `http://127.0.0.1:${port()}`;
 const dbEnv = () => ({ MINIFOLIO_DB: env('FP_PG_DSN') });
 

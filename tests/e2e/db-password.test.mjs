@@ -10,7 +10,7 @@ import assert from 'node:assert/strict';
 import { mkdtempSync, readdirSync, readFileSync, rmSync, statSync, chmodSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { env, repo, run } from './helpers.mjs';
+import { env, repo, run, ownMinifolioPort } from './helpers.mjs';
 
 const PASSWORD = `p@ss w/#?%'"\\x`;
 
@@ -38,7 +38,7 @@ test('a password with @ # / ? % space quote and backslash: stack up, a run, no l
     FP_INFLUX_PORT: String(Number(env('FP_INFLUX_PORT')) + off),
     FP_INFLUX_RPC_PORT: String(Number(env('FP_INFLUX_RPC_PORT')) + off),
     FP_TELEGRAF_PORT: String(Number(env('FP_TELEGRAF_PORT')) + off),
-    FP_MINIFOLIO_PORT: String(Number(env('FP_MINIFOLIO_PORT')) + off),
+    FP_MINIFOLIO_PORT: String(ownMinifolioPort(3)),
     FOLIO_DB_PASSWORD: PASSWORD,
     FP_SEARCH: '0', // the test stack's environment asks for OpenSearch; this stack needs none
   };

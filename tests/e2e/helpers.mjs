@@ -105,6 +105,11 @@ export function startFolioPerf(vars, args = ['run']) {
   };
 }
 
+// The port of a suite's own minifolio, apart from the stack's: a minifolio on Eureka takes its port
+// and the 64 above it (each module's sidecar 50 above the module, catalog.SidecarOffset), so the
+// suites' own are 100 apart from it and from each other: 1 contract, 2 jmeter, 3 db-password.
+export const ownMinifolioPort = (slot) => Number(env('FP_MINIFOLIO_PORT')) + 100 * slot;
+
 // folioPerf runs `node tools/folio-perf.mjs ARGS` (report, compare, ...) against the stack's
 // InfluxDB; extra adds or overrides environment variables.
 export function folioPerf(args, extra = {}) {

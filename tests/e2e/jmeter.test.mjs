@@ -8,7 +8,7 @@ import assert from 'node:assert/strict';
 import { mkdtempSync, readFileSync, statSync, existsSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { repo, env, bin, run, sql } from './helpers.mjs';
+import { repo, env, bin, run, sql, ownMinifolioPort } from './helpers.mjs';
 import { writePtfCicoData, removeCredentials } from '../../tools/jmeter/ptf-cico-data.mjs';
 import { parseJtl } from '../../tools/jmeter/plan.mjs';
 
@@ -17,8 +17,8 @@ const tmp = mkdtempSync(join(tmpdir(), 'fp-jmeter-'));
 const runDir = join(tmp, 'minifolio');
 const data = join(tmp, 'data');
 const plan = join(repo, 'tools', 'jmeter', 'ptf', 'check-in-check-out', 'circulation_checkInCheckOut_orchid.jmx');
-// Its own minifolio, apart from the stack's (which a run left up) and the contract suite's (+50).
-const port = () => String(Number(env('FP_MINIFOLIO_PORT')) + 60);
+// Its own minifolio, apart from the stack's (which a run left up) and the contract suite's.
+const port = () => String(ownMinifolioPort(2));
 const dbEnv = () => ({ MINIFOLIO_DB: env('FP_PG_DSN') });
 
 function harness(args, timeoutMs = 240_000) {
