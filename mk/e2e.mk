@@ -31,3 +31,9 @@ test-e2e-scale: $(BIN)/k6 $(BIN)/minifolio ## make run RUNNERS=1/2/4 with the sa
 .PHONY: test-e2e-local-only
 test-e2e-local-only: $(BIN)/k6 $(BIN)/minifolio ## a sentinel as the user's FOLIO: make test/drills/demo/perf-gate/bench-* with its settings exported never contact it; FP_LOCAL_ONLY refusals
 	@node --test --test-reporter=spec --test-concurrency=1 tests/e2e/local-only.test.mjs
+
+# docs/stock-k6.md's commands as written: upstream k6 (bin/k6-stock, extension resolution on), -o
+# influxdb, DATA=csv, no Makefile; then every dashboard query and folio-perf report on those runs.
+.PHONY: test-e2e-stock-k6
+test-e2e-stock-k6: $(BIN)/k6 $(BIN)/k6-stock $(BIN)/minifolio ## the stock-k6 path (docs/stock-k6.md) line for line: k6 run with -o influxdb, DATA=csv; dashboards and report on its runs
+	@node --test --test-reporter=spec --test-concurrency=1 tests/e2e/stock-k6.test.mjs

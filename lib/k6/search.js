@@ -198,7 +198,6 @@ export function searchWorkflow(run, read) {
 
   const handleSummary = makeHandleSummary(run, {
     cfg,
-    runCommand: 'make run WORKFLOW=search',
     meta: () => ({
       tenant: cfg.folio.tenant,
       stepSeconds: run.profile.durationMs / 1000,
