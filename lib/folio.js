@@ -24,6 +24,21 @@ export function cqlId(value) {
   return UUID.test(String(value)) ? String(value) : cqlQuote(value);
 }
 
+// A term the UI writes unquoted (ui-checkin 11+: barcode==<value>): kept bare when it is a plain
+// word, quoted otherwise, so a barcode with spaces or CQL operators cannot change the query.
+const CQL_WORD = /^[A-Za-z0-9_.-]+$/;
+export function cqlWord(value) {
+  const s = String(value);
+  return CQL_WORD.test(s) ? s : cqlQuote(s);
+}
+
+// A version 4 UUID from a source of uniform numbers in [0, 1) (Math.random): the id a UI makes
+// for a session of its own (ui-checkin's check-in session), not a secret.
+export function randomUuid(random = Math.random) {
+  const hex = (n) => Array.from({ length: n }, () => Math.floor(random() * 16).toString(16)).join('');
+  return `${hex(8)}-${hex(4)}-4${hex(3)}-${'89ab'[Math.floor(random() * 4)]}${hex(3)}-${hex(12)}`;
+}
+
 // The query string of flat [key, value, key, value, ...] pairs (not an object: for-in costs k6's VM
 // ~3 us a request, Object.entries ~9 us). Only values are encoded: keys are this file's literal
 // parameter names, numbers need no encoding; undefined and null values are left out.

@@ -24,12 +24,27 @@ export const METRICS = Object.freeze({
   reindexDuration: 'reindex_duration',
   reindexStartedAt: 'reindex_started_at',
   reindexEndedAt: 'reindex_ended_at',
+  // The VUs' sessions (Counters): logins, token refreshes, refreshes the target refused (422: the
+  // refresh token was reused, revoked or expired; the VU then logs in again) and 401 answers, which a
+  // VU that refreshes in time never gets.
+  authLogins: 'auth_logins',
+  authRefreshes: 'auth_refreshes',
+  authRefreshRefused: 'auth_refresh_refused',
+  authUnauthorized: 'auth_unauthorized',
   // Telegraf's, whatever the deployment (telegraf/*.conf write them): CPU and memory per module,
   // PostgreSQL's counters, OpenSearch's.
   moduleStats: 'module_stats',
   postgresql: 'postgresql',
   opensearch: 'opensearch',
 });
+
+// Telegraf's measurements (above); every other metric of METRICS is one k6 records.
+export const TELEGRAF_METRICS = Object.freeze([METRICS.moduleStats, METRICS.postgresql, METRICS.opensearch]);
+// What a run writes to InfluxDB (K6_INFLUXDB_METRICS, set by folio-perf run and the k8s settings):
+// k6's metrics of METRICS, which are all that the dashboards, the report and the verdict read. A CICO
+// request makes eleven samples and three of them are read; k6's other built-ins (http_req_waiting,
+// data_received, iteration_duration, ...) are opt-in: K6_INFLUXDB_METRICS='*', or a longer list.
+export const STORED_METRICS = Object.freeze(Object.values(METRICS).filter((m) => !TELEGRAF_METRICS.includes(m)));
 
 // Fields of module_stats.
 export const FIELDS = Object.freeze({ cpuPercent: 'cpu_percent', memRss: 'mem_rss_bytes' });
@@ -51,6 +66,14 @@ export const TAGS = Object.freeze({
   outcome: 'outcome', // reindex_duration
 });
 export const RUN_TAGS = Object.freeze([TAGS.testid, TAGS.workflow, TAGS.release, TAGS.target]);
+
+// k6's system tags on every sample (options.systemTags): k6's defaults without `url`. Every
+// request carries its templated `name` (lib/k6/http.js refuses one without), which is all the
+// tables, dashboards and thresholds read; `url` would hold the URL with its query values, patron
+// and item barcodes among them, a new tag set per request that k6 keeps for the rest of the run,
+// and a field of every sample in InfluxDB.
+export const SYSTEM_TAGS = Object.freeze(['proto', 'subproto', 'status', 'method', 'name', 'group', 'check', 'error', 'error_code',
+  'tls_version', 'scenario', 'service', 'expected_response']);
 
 // k6's sub-metric key, the name thresholds and handleSummary's data use: metric{tag:value,...},
 // tags in the order given (k6 keeps the threshold's spelling).

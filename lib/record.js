@@ -52,7 +52,8 @@ export function okapiModules(body) {
 
 /**
  * Eureka's GET /entitlements/{t}/applications body -> {applications: [{id, name, version}],
- * modules: [{id, name, version, application}]}, or null when it lists no application.
+ * modules: [{id, name, version, application}] (backend and UI modules)}, or null when it lists no
+ * application.
  */
 export function eurekaModules(body) {
   const apps = body && Array.isArray(body.applicationDescriptors) ? body.applicationDescriptors : null;
@@ -63,7 +64,8 @@ export function eurekaModules(body) {
     if (!a || !str(a.id)) continue;
     const app = { id: a.id, name: str(a.name) || splitModuleId(a.id).name, version: str(a.version) || splitModuleId(a.id).version };
     applications.push(app);
-    for (const m of Array.isArray(a.modules) ? a.modules : []) {
+    // Its UI modules too (folio_checkout, ...): which screens a run replays follows their versions.
+    for (const m of [...(Array.isArray(a.modules) ? a.modules : []), ...(Array.isArray(a.uiModules) ? a.uiModules : [])]) {
       if (!m || !str(m.id)) continue;
       const s = splitModuleId(m.id);
       modules.push({ id: m.id, name: str(m.name) || s.name, version: str(m.version) || s.version, application: app.id });

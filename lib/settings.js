@@ -8,6 +8,6 @@ export function parseFlag(v, name) {
 
 export function oneOf(v, name, allowed, dflt) {
   if (v === undefined || v === '') return dflt;
-  if (!allowed.includes(v)) throw new Error(`${name} "${v}" is not one of ${allowed.join(', ')}; fix: use e.g. ${name}=${dflt}`);
+  if (!allowed.includes(v)) throw new Error(`${name} "${v}" is not one of ${allowed.join(', ')}; fix: use e.g. ${name}=${dflt ?? allowed[0]}`);
   return v;
 }

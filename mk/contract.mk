@@ -1,7 +1,7 @@
 # minifolio's contract with FOLIO's published JSON schemas (minifolio/contract/).
 .PHONY: contract-deps contract-schemas test-e2e-contract
 
-contract-deps: $(CURDIR)/node_modules/.package-lock.json ## install the root npm packages (ajv, ajv-draft-04, ajv-formats) from package-lock.json
+contract-deps: $(CURDIR)/node_modules/.package-lock.json ## install the root npm packages (ajv, ajv-draft-04, ajv-formats, yaml) from package-lock.json
 # npm ci writes node_modules/.package-lock.json; reinstall when the lockfile changes.
 $(CURDIR)/node_modules/.package-lock.json: $(CURDIR)/package-lock.json
 	@npm ci --no-audit --no-fund --loglevel=error

@@ -32,6 +32,14 @@ test-e2e-scale: $(BIN)/k6 $(BIN)/minifolio ## make run RUNNERS=1/2/4 with the sa
 test-e2e-local-only: $(BIN)/k6 $(BIN)/minifolio ## a sentinel as the user's FOLIO: make test/drills/demo/perf-gate/bench-* with its settings exported never contact it; FP_LOCAL_ONLY refusals
 	@node --test --test-reporter=spec --test-concurrency=1 tests/e2e/local-only.test.mjs
 
+.PHONY: test-e2e-influx-auth
+test-e2e-influx-auth: $(BIN)/k6 $(BIN)/minifolio ## an InfluxDB with auth enabled: a run, its progress, report, verdict and baseline with K6_INFLUXDB_USERNAME/PASSWORD; the password in no argv, output or file
+	@node --test --test-reporter=spec --test-concurrency=1 tests/e2e/influx-auth.test.mjs
+
+.PHONY: test-e2e-eureka-workflows
+test-e2e-eureka-workflows: $(BIN)/k6 $(BIN)/minifolio opensearch search-data keycloak ## both workflows on lotus (Okapi), sunflower and trillium (Eureka), 0 failed requests; 20-second tokens refreshed by every VU; an empty authority index said at the start
+	@node --test --test-reporter=spec --test-concurrency=1 tests/e2e/eureka-workflows.test.mjs
+
 # docs/stock-k6.md's commands as written: upstream k6 (bin/k6-stock, extension resolution on), -o
 # influxdb, DATA=csv, no Makefile; then every dashboard query and folio-perf report on those runs.
 .PHONY: test-e2e-stock-k6

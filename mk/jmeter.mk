@@ -3,7 +3,7 @@
 # laid out as a JMeter home in bin/jmeter/: bin/ApacheJMeter.jar with the
 # properties of ApacheJMeter_config, the ApacheJMeter_* modules in lib/ext/
 # (where JMeter looks for its components), their dependencies in lib/.
-.PHONY: jmeter jmeter-run test-unit-jmeter test-e2e-jmeter
+.PHONY: jmeter jmeter-run test-unit-jmeter test-e2e-jmeter test-e2e-jmeter-eureka
 
 JMETER_HOME := $(BIN)/jmeter
 
@@ -32,3 +32,6 @@ test-unit-jmeter: ## the JMeter harness's pure parts: pointing a plan at loopbac
 
 test-e2e-jmeter: jmeter $(BIN)/minifolio ## PTF's own CICO plan through the harness against minifolio: transactions pass, other hosts refused
 	@node --test --test-reporter=spec --test-concurrency=1 tests/e2e/jmeter.test.mjs
+
+test-e2e-jmeter-eureka: jmeter $(BIN)/minifolio opensearch search-data keycloak ## PTF's Eureka-era plans (cookie login) unchanged against sunflower: mod-search passes; the ECS plan's login and minifolio's calls pass
+	@node --test --test-reporter=spec --test-concurrency=1 tests/e2e/jmeter-eureka.test.mjs

@@ -41,9 +41,9 @@ const workflow = searchWorkflow(run, read);
 export const options = run.options;
 export const setup = workflow.setup;
 export const handleSummary = workflow.handleSummary;
-export function reindex() {
-  workflow.reindex();
+export function reindex(data) {
+  workflow.reindex(data);
 }
-export default function () {
-  workflow.iteration();
+export default function (data) {
+  workflow.iteration(data);
 }

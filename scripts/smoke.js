@@ -17,6 +17,7 @@ import { defaultsLookup } from '../lib/defaults.js';
 import { Session } from '../lib/k6/auth.js';
 import { makeClient, failureLog } from '../lib/k6/folio.js';
 import { servicePoints } from '../lib/cico/api.js';
+import { SYSTEM_TAGS } from '../lib/metrics.js';
 import { fatal } from '../lib/k6/run.js';
 import { makeTestId, validTestId } from '../lib/testid.js';
 
@@ -47,6 +48,7 @@ export const options = {
   vus: 1,
   iterations: 1,
   tags: { testid, workflow: 'smoke', release: cfg.release, target: cfg.target },
+  systemTags: [...SYSTEM_TAGS],
   thresholds: { checks: ['rate==1'] },
 };
 

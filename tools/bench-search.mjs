@@ -130,8 +130,15 @@ async function count(index) {
   return r.json?.count ?? -1;
 }
 
+/** OpenSearch's garbage-collection milliseconds so far (young and old together): a heap too small for the load shows there. */
+async function gcMillis() {
+  const node = Object.values((await call(`${opensearch}/_nodes/stats/jvm`)).json?.nodes ?? {})[0];
+  return node ? Object.values(node.jvm.gc.collectors).reduce((a, c) => a + c.collection_time_in_millis, 0) : NaN;
+}
+
 /** One legacy reindex with recreateIndex, from the POST until every document counts. */
 async function timedReindex(headers, index) {
+  const gc0 = await gcMillis();
   const t0 = performance.now();
   const start = await call(`${gateway}/search/index/inventory/reindex`, {
     method: 'POST',
@@ -153,7 +160,7 @@ async function timedReindex(headers, index) {
     await sleep(50);
     docs = await count(index);
   }
-  return { docs, seconds: (performance.now() - t0) / 1000 };
+  return { docs, seconds: (performance.now() - t0) / 1000, gcSeconds: ((await gcMillis()) - gc0) / 1000 };
 }
 
 /**
@@ -166,6 +173,7 @@ async function timedRawBulk(meta, bulkFile, scratch) {
   await call(`${opensearch}/${scratch}`, { method: 'DELETE' });
   const { number_of_shards, number_of_replicas, analysis, max_result_window } = meta.settings.index;
   const file = await open(bulkFile.path, 'r');
+  const gc0 = await gcMillis();
   const t1 = performance.now();
   const created = await call(`${opensearch}/${scratch}`, {
     method: 'PUT',
@@ -190,9 +198,10 @@ async function timedRawBulk(meta, bulkFile, scratch) {
   await call(`${opensearch}/${scratch}/_settings`, { method: 'PUT', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ index: { refresh_interval: '1s' } }) });
   const bulked = await count(scratch);
   const seconds = (performance.now() - t1) / 1000;
+  const gcSeconds = ((await gcMillis()) - gc0) / 1000;
   await file.close();
   await call(`${opensearch}/${scratch}`, { method: 'DELETE' });
-  return { bulked, seconds };
+  return { bulked, seconds, gcSeconds };
 }
 
 /**
@@ -255,7 +264,8 @@ async function reindexVsBulk(headers) {
     reindexRates.push(reindexRate);
     bulkRates.push(bulkRate);
     console.log(`1. round ${round}/${ROUNDS}: reindex of ${tenant}: ${re.docs} instance documents in ${re.seconds.toFixed(1)} s = ${reindexRate.toFixed(0)} docs/s; ` +
-      `raw _bulk of the same ${raw.bulked} (${BULK_DOCS} per request, ${BULK_CONCURRENCY} at a time, refresh_interval -1) in ${raw.seconds.toFixed(1)} s = ${bulkRate.toFixed(0)} docs/s; ratio ${(reindexRate / bulkRate).toFixed(2)}`);
+      `raw _bulk of the same ${raw.bulked} (${BULK_DOCS} per request, ${BULK_CONCURRENCY} at a time, refresh_interval -1) in ${raw.seconds.toFixed(1)} s = ${bulkRate.toFixed(0)} docs/s; ratio ${(reindexRate / bulkRate).toFixed(2)}; ` +
+      `OpenSearch's GC ${re.gcSeconds.toFixed(1)} s during the reindex, ${raw.gcSeconds.toFixed(1)} s during the raw bulk`);
   }
   const r = spread(ratios);
   const re = spread(reindexRates);

@@ -11,3 +11,6 @@ cd "$(dirname "$0")/.."
 . tools/defaults.sh
 make --no-print-directory run PROFILE=demo MINIFOLIO_PROFILE=lotus
 make --no-print-directory run WORKFLOW=search PROFILE=demo REINDEX_TENANT="$FP_DEFAULT_REINDEX_TENANT" REINDEX_REPEAT=true
+# The same workflows on the Eureka platform (Kong, a sidecar per module, Keycloak joins the stack):
+echo "==> demo: the same on Eureka: make run MINIFOLIO_PROFILE=sunflower PROFILE=demo (Sunflower's screens;"
+echo "    trillium for Trillium's); the migration report of one release line: docs/eureka.md, Migration report"

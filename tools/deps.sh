@@ -23,17 +23,21 @@ command -v runuser >/dev/null || missing+=(util-linux)
 command -v influxd >/dev/null || missing+=(influxdb)
 command -v influx >/dev/null || missing+=(influxdb-client)
 command -v pgbench >/dev/null || missing+=(postgresql-contrib)
-# The search workflow: OpenSearch runs on a JDK (17, Debian 12's) and its jars
-# come through Maven; seed text and query files draw words from wamerican.
-command -v javac >/dev/null || missing+=(openjdk-17-jdk-headless)
-command -v mvn >/dev/null || missing+=(maven)
-# Keycloak (the Eureka profiles) comes as a zip from Maven Central.
-command -v unzip >/dev/null || missing+=(unzip)
-[ -r /usr/share/dict/american-english ] || missing+=(wamerican)
-# GNU time: the benchmarks read k6's CPU and peak RSS from it.
-[ -x /usr/bin/time ] || missing+=(time)
-# Headless Chromium: only the report's end-to-end test opens report.html in it.
-command -v chromium >/dev/null || missing+=(chromium)
+# FP_DEPS=run: only what the stack and a run against your FOLIO need (the gate on your FOLIO,
+# tools/gate/gate.mjs, on a runner that may have no sudo): none of the below.
+if [ "${FP_DEPS:-all}" != run ]; then
+  # The search workflow: OpenSearch runs on a JDK (17, Debian 12's) and its jars
+  # come through Maven; seed text and query files draw words from wamerican.
+  command -v javac >/dev/null || missing+=(openjdk-17-jdk-headless)
+  command -v mvn >/dev/null || missing+=(maven)
+  # Keycloak (the Eureka profiles) comes as a zip from Maven Central.
+  command -v unzip >/dev/null || missing+=(unzip)
+  [ -r /usr/share/dict/american-english ] || missing+=(wamerican)
+  # GNU time: the benchmarks read k6's CPU and peak RSS from it.
+  [ -x /usr/bin/time ] || missing+=(time)
+  # Headless Chromium: only the report's end-to-end test opens report.html in it.
+  command -v chromium >/dev/null || missing+=(chromium)
+fi
 if ! ls /usr/lib/postgresql/*/bin/initdb >/dev/null 2>&1; then
   missing+=(postgresql postgresql-contrib)
 elif ! ls /usr/share/postgresql/*/extension/pg_trgm.control >/dev/null 2>&1; then
@@ -41,7 +45,9 @@ elif ! ls /usr/share/postgresql/*/extension/pg_trgm.control >/dev/null 2>&1; the
 fi
 
 if [ ${#missing[@]} -eq 0 ]; then
-  echo "==> deps: all present (go $gov, node $nodev, postgresql, influxdb, jdk, maven, wamerican)"
+  extra=", jdk, maven, wamerican"
+  [ "${FP_DEPS:-all}" != run ] || extra=" (FP_DEPS=run: what a run needs)"
+  echo "==> deps: all present (go $gov, node $nodev, postgresql, influxdb$extra)"
   exit 0
 fi
 

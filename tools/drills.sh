@@ -3,7 +3,9 @@
 # Whole runs (folio-perf run) driven through faults and bad input; after each, nothing the run made
 # is left open or checked out, and what was lost is said:
 #   tests/e2e/drills.test.mjs       Ctrl-C under lotus, a second Ctrl-C, a foreign loan, a module
-#                                   and PostgreSQL restarted mid-run, a failed undo
+#                                   and PostgreSQL restarted mid-run, a failed undo; on Eureka
+#                                   (sunflower, Keycloak joins the stack): tokens expiring mid-run,
+#                                   a reused refresh token, a sidecar restarted mid-run
 #   tests/e2e/influx-loss.test.mjs  InfluxDB paused (nothing lost) and stopped past the retry time
 #                                   (the loss said, SAMPLE_LOSS), a small max-body-size
 #   tests/e2e/run-cli.test.mjs      a wrong tenant and a wrong password stopped before k6

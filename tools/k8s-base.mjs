@@ -12,6 +12,7 @@ import { readdirSync, readFileSync, writeFileSync, rmSync } from 'node:fs';
 import { join, dirname, basename, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { REPO, workflowNames, scriptPath, tools } from './workflows.mjs';
+import { STORED_METRICS } from '../lib/metrics.js';
 
 const repo = REPO;
 
@@ -25,7 +26,9 @@ function jsFiles(dir) {
 // ConfigMap -> the directory its keys come from (and are mounted at). scripts: the workflows'
 // entry scripts (file names under scripts/).
 export function groups(scripts) {
-  const libDirs = ['lib', ...readdirSync(join(repo, 'lib'), { withFileTypes: true }).filter((e) => e.isDirectory()).map((e) => `lib/${e.name}`).sort()];
+  // lib/ and every directory below it (lib/cico/releases/ too), one ConfigMap each.
+  const dirs = (d) => [d, ...readdirSync(join(repo, d), { withFileTypes: true }).filter((e) => e.isDirectory()).flatMap((e) => dirs(`${d}/${e.name}`))];
+  const libDirs = ['lib', ...dirs('lib').slice(1).sort()];
   const out = libDirs.map((d) => ({ name: `folio-perf-${d.replace(/\//g, '-')}`, dir: d, files: jsFiles(d) })).filter((g) => g.files.length);
   out.push({ name: 'folio-perf-scripts', dir: 'scripts', files: [...scripts].sort() });
   return out;
@@ -67,12 +70,19 @@ export function kustomization(gs, names) {
     '      - PROFILE=smoke',
     '      - INFLUX_URL=http://influxdb:8086',
     '      - K6_NO_USAGE_REPORT=true',
+    '      # What reaches InfluxDB: the metrics the dashboards, report and verdict read (lib/metrics.js).',
+    `      - K6_INFLUXDB_METRICS=${STORED_METRICS.join(',')}`,
   );
   return `${k.join('\n')}\n`;
 }
 
 function secretEnv(name) {
   return [`      - name: ${name}`, '        valueFrom:', '          secretKeyRef:', '            name: folio-perf-secrets', `            key: ${name}`];
+}
+
+// A key the Secret may leave out (an InfluxDB without auth has no credentials).
+function optionalSecretEnv(name) {
+  return [...secretEnv(name), '            optional: true'];
 }
 
 function pod(gs, { env, volumes, mounts }) {
@@ -86,6 +96,9 @@ function pod(gs, { env, volumes, mounts }) {
     '            fieldPath: metadata.name',
     '      # Passwords only from the Secret folio-perf-secrets, created apart (k8s/README.md), never here.',
     ...secretEnv('FOLIO_PASSWORD'),
+    '      # InfluxDB credentials when it has auth enabled (the output reads them; INFLUX_URL has none).',
+    ...optionalSecretEnv('K6_INFLUXDB_USERNAME'),
+    ...optionalSecretEnv('K6_INFLUXDB_PASSWORD'),
     ...env,
     '    envFrom:',
     '      - configMapRef:',

@@ -22,8 +22,10 @@
 # GATE_BASELINE=<format-2 file>: no baseline runs; only the candidate runs.
 #
 # Each run is PROFILE=smoke (1 user, no think time) for GATE_DURATION (default 120s); its own
-# thresholds (thresholds.json's SLOs) fail it on their own. Exit: a run's failure code, else the
-# verdict's (99 when the comparison says regressed). GATE_ALPHA: the verdict's false-alarm rate.
+# thresholds (thresholds.json's SLOs) fail it on their own. Every run, the base worktree's too,
+# stays in this checkout's results/<testid>/ with its report.html (the workflow uploads results/).
+# Exit: a run's failure code, else the verdict's (99 when the comparison says regressed).
+# GATE_ALPHA: the verdict's false-alarm rate.
 set -uo pipefail
 # shellcheck source=tools/local-env.sh
 . "$(dirname "$0")/local-env.sh" # only tools/local-env.allow's part of the caller's environment
@@ -59,11 +61,18 @@ gate_run() { # NAME MINIFOLIO_PROFILE [CHECKOUT]: prints the run's summary.json 
   [ -x "$dir/tools/run.sh" ] && door=(tools/run.sh)
   (cd "$dir" && PROFILE=smoke DURATION="$duration" MINIFOLIO_PROFILE="$2" TESTID="$testid" "${door[@]}") >&2
   rc=$?
+  # A base worktree's run is kept here, where the job uploads results/ (the worktree goes).
+  if [ "$dir" != "$PWD" ] && [ -d "$dir/results/$testid" ]; then
+    rm -rf "results/$testid" && mkdir -p results && mv "$dir/results/$testid" "results/$testid"
+  fi
   if [ "$rc" -ne 0 ]; then
     echo "perf-gate: the $1 run ($testid) failed with exit $rc; fix: read its output above (99: an SLO of thresholds.json failed)" >&2
     exit "$rc"
   fi
-  echo "$dir/results/$testid/summary.json"
+  # Its release report (results/<testid>/report.html), by this checkout's report.
+  node tools/folio-perf.mjs report "$testid" >&2 ||
+    echo "perf-gate: the report of $testid failed; its summary.json and k6-report.html are kept" >&2
+  echo "$PWD/results/$testid/summary.json"
 }
 
 if [ -n "$base_ref" ] && [ -z "${GATE_BASELINE:-}" ]; then

@@ -89,7 +89,16 @@ while (Date.now() - t0 < timeoutS * 1000) {
 if (p.state !== 'completed') die(`the reindex of ${args.tenant} ended ${p.state === 'running' ? `unfinished after ${timeoutS} s` : p.state} (${p.detail})`, 'read the mod-search log in .stack/logs/');
 const auth = await call('POST', '/search/index/inventory/reindex', { recreateIndex: true, resourceName: 'authority' }, token);
 if (auth.status < 200 || auth.status > 299) die(`the authority reindex of ${args.tenant} answered ${auth.status} ${auth.text.slice(0, 160)}`, 'read the mod-search log in .stack/logs/');
-// The authority job has no progress endpoint of its own: the index is ready when its count stops growing.
+// The authority job reports through the legacy job endpoint: done when it is no longer in progress.
+// Its index is recreated with refreshes off until the end, so its count alone reads 0 for as long as
+// the job runs (minutes at a million instances): wait for the job first, then for the count to settle.
+const jobId = auth.json?.id;
+for (let status = 'In progress'; jobId && status === 'In progress' && Date.now() - t0 < timeoutS * 1000; ) {
+  await new Promise((r) => setTimeout(r, 1000));
+  const j = await call('GET', `/instance-storage/reindex/${jobId}`, null, token);
+  // A FOLIO that does not report the job there: the count alone decides, as below.
+  status = j.status === 200 ? (j.json?.jobStatus ?? 'unknown') : 'unknown';
+}
 let last = -1;
 for (let stable = 0; stable < 2 && Date.now() - t0 < timeoutS * 1000; ) {
   await new Promise((r) => setTimeout(r, 1000));

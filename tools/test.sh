@@ -14,8 +14,8 @@ mkdir -p "$logs"
 
 # Unit suites need no running service; e2e suites need the test stack.
 # Suites are make targets defined in mk/*.mk, next to the code they test.
-builds=(telegraf k6 k6-stock minifolio dashboards-deps contract-deps opensearch jmeter keycloak)
-unit_suites=(test-unit-repo test-unit-cli test-unit-stack test-unit-k6 test-unit-lib test-unit-workflows test-unit-k8s test-unit-k6-document test-unit-dashboards test-unit-compose fuzz-cql fuzz-search test-unit-report test-unit-bench-search test-unit-verdict test-unit-jmeter test-unit-bench)
+builds=(telegraf k6 k6-stock minifolio dashboards-deps contract-deps opensearch jmeter keycloak actionlint)
+unit_suites=(test-unit-repo test-unit-cli test-unit-stack test-unit-k6 test-unit-lib test-unit-workflows test-unit-k8s test-unit-k6-document test-unit-dashboards test-unit-compose fuzz-cql fuzz-search test-unit-report test-unit-bench-search test-unit-verdict test-unit-jmeter test-unit-bench test-unit-bench-samples test-unit-github)
 # test-unit-minifolio runs every minifolio package (CQL, storage, gateway, modules)
 # against the test stack's PostgreSQL. test-e2e-dashboards runs every panel query
 # against the CICO smoke run that test-e2e-cico recorded. test-e2e-search runs
@@ -27,8 +27,10 @@ unit_suites=(test-unit-repo test-unit-cli test-unit-stack test-unit-k6 test-unit
 # sequence against the JSON schema the answering FOLIO module publishes (minifolio/contract/).
 # test-e2e-scale runs 1, 2 and 4 local runners (RUNNERS=N) and checks the verdict over all of them.
 # test-e2e-gate makes four short runs: a baseline of two on fast, candidates on
-# fast-checkout-plus50 (exit 99) and fast (exit 0).
-e2e_suites=(test-e2e-stack test-e2e-sql test-unit-minifolio test-e2e-contract test-e2e-telegraf-configs test-e2e-cico test-e2e-run-cli test-e2e-report test-e2e-report-mechanisms test-e2e-scale-mechanisms test-e2e-search test-e2e-report-search test-e2e-dashboards test-e2e-stock-k6 test-e2e-influx-loss test-e2e-db-password test-e2e-scale test-e2e-gate test-e2e-local-only test-e2e-influx-lp test-e2e-jmeter)
+# fast-checkout-plus50 (exit 99) and fast (exit 0). test-e2e-folio-gate runs the steps of
+# .github/workflows/folio-gate.yml from its YAML against minifolio as "your FOLIO" (a baseline job,
+# a passing candidate, a slowed one failing), the job's runner on a stack of its own.
+e2e_suites=(test-e2e-stack test-e2e-sql test-unit-minifolio test-e2e-contract test-e2e-telegraf-configs test-e2e-cico test-e2e-run-cli test-e2e-report test-e2e-report-mechanisms test-e2e-scale-mechanisms test-e2e-search test-e2e-report-search test-e2e-dashboards test-e2e-stock-k6 test-e2e-influx-loss test-e2e-db-password test-e2e-scale test-e2e-gate test-e2e-folio-gate test-e2e-local-only test-e2e-influx-lp test-e2e-jmeter test-e2e-influx-auth test-e2e-eureka-workflows test-e2e-jmeter-eureka)
 
 passed=0 failed=0 failed_names=()
 run_suite() { # NAME COMMAND...

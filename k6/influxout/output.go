@@ -71,6 +71,12 @@ type Config struct {
 	// LossFile, when set (K6_INFLUXDB_LOSS_FILE), receives the counts of
 	// samples written and lost, as JSON, when the output stops.
 	LossFile string
+	// Metrics, when set (K6_INFLUXDB_METRICS, names separated by commas; `*`
+	// or unset: every metric), are the only metrics written: a CICO request
+	// makes eleven samples and the dashboards, report and verdict read three of
+	// them (folio-perf sets the list from lib/metrics.js). The others are not
+	// sent and not a loss (Loss.Unselected counts them).
+	Metrics map[string]bool
 }
 
 // Defaults of the delivery settings.
@@ -142,6 +148,17 @@ func ParseConfig(arg string, env map[string]string) (Config, error) {
 			return c, fmt.Errorf("K6_INFLUXDB_BUFFER_BYTES %q is not a size of at least one batch (%d bytes), e.g. 256MiB", v, c.BatchBytes)
 		}
 		c.BufferBytes = n
+	}
+	if v := strings.TrimSpace(env["K6_INFLUXDB_METRICS"]); v != "" && v != "*" {
+		c.Metrics = map[string]bool{}
+		for _, name := range strings.Split(v, ",") {
+			if name = strings.TrimSpace(name); name != "" {
+				c.Metrics[name] = true
+			}
+		}
+		if len(c.Metrics) == 0 {
+			return c, fmt.Errorf("K6_INFLUXDB_METRICS %q names no metric: list them separated by commas, or * for every one", v)
+		}
 	}
 	if v := env["K6_INFLUXDB_TAGS_AS_FIELDS"]; strings.TrimSpace(v) != "" {
 		if c.TagsAsFields, err = parseTagsAsFields(v); err != nil {
@@ -309,6 +326,10 @@ func (o *Output) flush() {
 	n := 0
 	for _, c := range containers {
 		for _, s := range c.GetSamples() {
+			if o.cfg.Metrics != nil && !o.cfg.Metrics[s.Metric.Name] {
+				o.send.unselected.Add(1)
+				continue
+			}
 			l := len(b)
 			b = o.enc.appendSample(b, s)
 			if len(b) == l {

@@ -58,8 +58,9 @@ type sender struct {
 	logger logrus.FieldLogger
 	post   poster
 
-	limit   atomic.Int64 // current batch size limit (halved by a 413)
-	skipped atomic.Int64 // samples InfluxDB cannot store (NaN, ±Inf), never sent
+	limit      atomic.Int64 // current batch size limit (halved by a 413)
+	skipped    atomic.Int64 // samples InfluxDB cannot store (NaN, ±Inf), never sent
+	unselected atomic.Int64 // samples of metrics K6_INFLUXDB_METRICS leaves out, never sent
 
 	mu      sync.Mutex
 	wake    *sync.Cond
@@ -303,12 +304,15 @@ type Loss struct {
 	Share   float64          `json:"share"`
 	Reasons map[string]int64 `json:"reasons"`
 	Skipped int64            `json:"skipped_nonfinite"`
+	// Unselected: samples of metrics K6_INFLUXDB_METRICS does not list, not
+	// sent by choice (not a loss either).
+	Unselected int64 `json:"unselected"`
 }
 
 func (s *sender) report() Loss {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	r := Loss{Output: Name, Samples: s.points, Written: s.written, Dropped: s.dropped, Reasons: map[string]int64{}, Skipped: s.skipped.Load()}
+	r := Loss{Output: Name, Samples: s.points, Written: s.written, Dropped: s.dropped, Reasons: map[string]int64{}, Skipped: s.skipped.Load(), Unselected: s.unselected.Load()}
 	for k, v := range s.reasons {
 		r.Reasons[k] = v
 	}

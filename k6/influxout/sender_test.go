@@ -360,3 +360,57 @@ func TestPostHonoursItsTimeout(t *testing.T) {
 		t.Fatalf("post to a server that never answers: status %d, err %v; want no status and the deadline", status, err)
 	}
 }
+
+// K6_INFLUXDB_METRICS: only the listed metrics are written; the others are
+// neither sent nor counted lost, and `*` (or nothing) keeps every metric.
+func TestOnlyTheListedMetricsAreWritten(t *testing.T) {
+	for _, c := range []struct {
+		list       string
+		written    int64
+		unselected int64
+	}{{"http_reqs, transaction_duration", 200, 100}, {"*", 300, 0}, {"", 300, 0}} {
+		f := newFakeInflux(t, func(int, []byte) int { return 204 })
+		lossFile := filepath.Join(t.TempDir(), "loss.json")
+		logger := logrus.New()
+		logger.SetOutput(io.Discard)
+		out, err := New(output.Params{ConfigArgument: f.srv.URL + "/k6", Logger: logger,
+			Environment: map[string]string{"K6_INFLUXDB_METRICS": c.list, "K6_INFLUXDB_LOSS_FILE": lossFile, "K6_INFLUXDB_PUSH_INTERVAL": "1h"}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		o := out.(*Output)
+		if err := o.Start(); err != nil {
+			t.Fatal(err)
+		}
+		reg := metrics.NewRegistry()
+		tags := reg.RootTagSet().With("testid", "t1")
+		var samples metrics.Samples
+		for i, name := range []string{"http_reqs", "http_req_waiting", "transaction_duration"} {
+			m := reg.MustNewMetric(name, metrics.Trend)
+			for j := 0; j < 100; j++ {
+				samples = append(samples, metrics.Sample{TimeSeries: metrics.TimeSeries{Metric: m, Tags: tags}, Time: time.Unix(1_800_000_000, int64(i*1000+j)), Value: 1})
+			}
+		}
+		o.AddMetricSamples([]metrics.SampleContainer{samples})
+		o.flush()
+		if err := o.Stop(); err != nil {
+			t.Fatal(err)
+		}
+		var l Loss
+		b, _ := os.ReadFile(lossFile)
+		if err := json.Unmarshal(b, &l); err != nil {
+			t.Fatal(err)
+		}
+		if l.Written != c.written || l.Dropped != 0 || l.Unselected != c.unselected || int64(f.stored()) != c.written {
+			t.Errorf("K6_INFLUXDB_METRICS=%q: %+v, %d stored; want %d written, %d unselected", c.list, l, f.stored(), c.written, c.unselected)
+		}
+		for line := range f.lines {
+			if c.list != "*" && c.list != "" && strings.HasPrefix(line, "http_req_waiting") {
+				t.Errorf("K6_INFLUXDB_METRICS=%q wrote %s", c.list, line)
+			}
+		}
+	}
+	if _, err := ParseConfig("http://127.0.0.1:8086/k6", map[string]string{"K6_INFLUXDB_METRICS": " , "}); err == nil || !strings.Contains(err.Error(), "K6_INFLUXDB_METRICS") {
+		t.Errorf("an empty list: %v, want an error naming the setting", err)
+	}
+}

@@ -1,7 +1,9 @@
-// The FOLIO API calls of PTF's Orchid check-in/check-out plan (folio-org/perf-testing :
-// workflows-scripts/circulation/check-in-check-out/Orchid/circulation_checkInCheckOut_orchid.jmx), as plain
-// request descriptions plus the business rule each response must satisfy (lib/folio.js describes
-// how). Pure: lib/k6/folio.js sends them, lib/cico/transactions.js puts them in the UI's order.
+// The FOLIO API calls of the check-in and check-out screens: those of PTF's Orchid plan
+// (folio-org/perf-testing : workflows-scripts/circulation/check-in-check-out/Orchid/
+// circulation_checkInCheckOut_orchid.jmx) and those the newer UIs add (ui-checkout 12-13, ui-checkin
+// 11-12), as plain request descriptions plus the business rule each response must satisfy
+// (lib/folio.js describes how). Pure: lib/k6/folio.js sends them, each UI release's sequence
+// (lib/cico/releases/) puts them in its order.
 
 import { endpoint, request, collection, cqlQuote, cqlId, parseJson } from '../folio.js';
 
@@ -18,6 +20,11 @@ const LOST_ITEM_POLICIES = collection('/lost-item-fees-policies', 'lostItemFeePo
 const STAFF_SLIPS = collection('/staff-slips-storage/staff-slips', 'staffSlips');
 const NOTE_LINKS = collection('/note-links/domain/users/type/user/id/{id}', 'notes');
 const USERS_PAGE = collection('/users', 'users');
+// ui-checkout 13 / ui-checkin 12 read the circulation settings from mod-circulation, not mod-configuration.
+const CIRCULATION_SETTINGS = collection('/circulation/settings', 'circulationSettings');
+// mod-users 19.6's users.settings interface (ui-checkout 13 reads the profile-picture setting there).
+const USER_SETTINGS = collection('/user/settings', 'settings');
+const LOAN_STORAGE = collection('/loan-storage/loans', 'loans');
 
 export const configEntries = (query) => request(CONFIGS, { query: ['query', query] });
 export const groups = (query) => request(GROUPS, { query: query ? ['query', query] : undefined });
@@ -28,7 +35,18 @@ export const proxiesFor = (query, limit) => request(PROXIES, { query: ['query', 
 export const manualBlocks = (userId) => request(MANUAL_BLOCKS, { query: ['query', `userId==${cqlId(userId)}`] });
 export const lostItemFeesPolicies = (id) => request(LOST_ITEM_POLICIES, { query: ['query', `id==${cqlId(id)}`] });
 export const staffSlips = () => request(STAFF_SLIPS, { query: ['limit', 1000] });
+export const circulationSettings = (query) => request(CIRCULATION_SETTINGS, { query: ['query', query] });
+export const userSettings = () => request(USER_SETTINGS);
+export const loanStorageLoans = (query, limit) => request(LOAN_STORAGE, { query: ['query', query, 'limit', limit] });
 export const noteLinks = (userId) => request(NOTE_LINKS, { path: { id: userId }, query: ['limit', 10000, 'order', 'desc', 'status', 'assigned'] });
+
+// mod-users' profile-picture configuration (ui-checkout 12 reads `enabled`): one object, not a page
+// (mod-users : ramls/users.raml, UsersAPI.getUsersConfigurationsEntry).
+const USERS_CONFIGURATION = endpoint('GET', '/users/configurations/entry', {
+  rules: ['status is 200', 'has configName'],
+  judge: (status, doc) => [status === 200, typeof doc.get('configName') === 'string'],
+});
+export const usersConfigurationEntry = () => request(USERS_CONFIGURATION);
 
 // The check-in screen loads the whole users page without a query (the server's default page size).
 export const usersPage = () => request(USERS_PAGE);
@@ -44,14 +62,16 @@ const FIND_PATRON = endpoint('GET', '/users', {
 });
 export const findPatron = (userBarcode) => {
   const q = cqlQuote(userBarcode);
-  return request(FIND_PATRON, { query: ['query', `(barcode==${q} OR externalSystemId==${q} OR id==${q} OR username==${q})`] });
+  return findPatronBy(`(barcode==${q} OR externalSystemId==${q} OR id==${q} OR username==${q})`);
 };
+// The same lookup with the query as a UI release builds it (ui-checkout 12: the configured identifiers only).
+export const findPatronBy = (query) => request(FIND_PATRON, { query: ['query', query] });
 
 const AUTOMATED_BLOCKS = endpoint('GET', '/automated-patron-blocks/{id}', {
   rules: ['status is 200', 'has automatedPatronBlocks[]'],
   judge: (status, doc) => [status === 200, typeof doc.get('automatedPatronBlocks.#') === 'number'],
 });
-export const automatedPatronBlocks = (userId) => request(AUTOMATED_BLOCKS, { path: { id: userId }, query: ['limit', 100] });
+export const automatedPatronBlocks = (userId, limit = 100) => request(AUTOMATED_BLOCKS, { path: { id: userId }, query: ['limit', limit] });
 
 const SERVICE_POINTS = endpoint('GET', '/service-points', {
   rules: ['status is 200', 'has servicepoints[]'],
@@ -68,6 +88,9 @@ const ITEM_BY_BARCODE = endpoint('GET', '/inventory/items', {
   empty: 'no item with that barcode',
 });
 export const itemByBarcode = (barcode, limit) => request(ITEM_BY_BARCODE, { query: ['query', `barcode==${cqlQuote(barcode)}`, 'limit', limit] });
+// The item lookup of ui-checkout 12+ and ui-checkin 11+: its own query text, paged as the UI asks
+// (limit, query, offset).
+export const findItems = (query, limit, offset) => request(ITEM_BY_BARCODE, { query: ['limit', limit, 'query', query, 'offset', offset] });
 
 // A check-out succeeded only if a loan was created and is Open: 201, or 200 for mod-circulation's
 // "partial success" (loan created, but e.g. the patron action session was not saved).
@@ -105,6 +128,10 @@ const CHECK_IN = endpoint('POST', '/circulation/check-in-by-barcode', {
 });
 export const checkInByBarcode = ({ itemBarcode, servicePointId, checkInDate }) =>
   request(CHECK_IN, { body: { itemBarcode, servicePointId, checkInDate } });
+// ui-checkin 11+ sends its check-in session's id first (Scan.js checkIn: sessionId, servicePointId,
+// checkInDate, itemBarcode).
+export const checkInBySession = ({ sessionId, servicePointId, checkInDate, itemBarcode }) =>
+  request(CHECK_IN, { body: { sessionId, servicePointId, checkInDate, itemBarcode } });
 
 // Used by teardown: the open loans this run created (a real FOLIO may have other users' loans,
 // so the query is narrowed to the run's service point and start time). Its value is the page.
@@ -151,8 +178,9 @@ const FIRST_SERVICE_POINT = endpoint('GET', '/service-points', {
 });
 export const firstServicePoint = () => request(FIRST_SERVICE_POINT, { query: ['limit', 1] });
 
-// Every `name` the CICO transactions send (tests/unit/lib-transactions.test.mjs proves the list is
-// complete); thresholds use it to compute per-API sub-metrics for the slow-API table and baselines.
+// Every `name` the CICO transactions of any UI release send (tests/unit/lib-transactions.test.mjs
+// proves the list is complete); thresholds use it to compute per-API sub-metrics for the slow-API
+// table and baselines.
 export const CICO_API_NAMES = [
   'GET /configurations/entries',
   'GET /groups',
@@ -170,4 +198,8 @@ export const CICO_API_NAMES = [
   'GET /service-points',
   'POST /circulation/check-in-by-barcode',
   'GET /lost-item-fees-policies',
+  'GET /users/configurations/entry',
+  'GET /circulation/settings',
+  'GET /user/settings',
+  'GET /loan-storage/loans',
 ];

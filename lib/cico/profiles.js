@@ -13,4 +13,10 @@ export const PROFILES = {
   longevity: { steps: [20], duration: '24h', gracefulStop: '60s', think: 'ptf', about: '20 VUs for 24 h, PTF think times' },
   // Where does it saturate? Stepped 1 -> 25 users; PTF's first report found a knee near 10 users.
   knee: { steps: [1, 3, 5, 8, 10, 12, 15, 20, 25], duration: '2m', gracefulStop: '15s', think: 'none', about: 'stepped 1 -> 25 VUs x 2 min, no think time' },
+  // PTF's Eureka-era reports (Quesnelia and Ramsons on Eureka, Sunflower, Sunflower CSP1/CSP2: PERF-879,
+  // PERF-1065, PERF-1109, PERF-1195): 8, 20, 30 and 75 users, 45 minutes each. PTF ramped up 10 s
+  // per user (80 to 750 s); here a step starts its users at once and its rows time the whole step.
+  'ptf-eureka': { steps: [8, 20, 30, 75], duration: '45m', gracefulStop: '60s', think: 'ptf', about: '8, 20, 30, 75 VUs x 45 min, PTF think times (the Eureka-era reports)' },
+  // Their longevity test: 30 users for 10 hours (Keycloak's SSO session maximum on PTF's systems).
+  'longevity-eureka': { steps: [30], duration: '10h', gracefulStop: '60s', think: 'ptf', about: '30 VUs for 10 h, PTF think times (the Eureka-era longevity test)' },
 };

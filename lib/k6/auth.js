@@ -1,16 +1,21 @@
 // k6 side of authentication: log in (login-with-expiry, or legacy /authn/login when the target
 // answers 404), and refresh before the access token expires (lib/auth.js decides when). One
-// Session per VU: refresh tokens are single use, so VUs must not share them.
+// Session per VU: refresh tokens are single use, so VUs must not share them. The tokens are read
+// from the Set-Cookie headers and sent by hand (lib/auth.js tokenHeaders, refreshCookie), the way
+// the platform wants them (lib/platforms.js): a cookie jar would hold them back over plain HTTP
+// (they are Secure) and would add cookies the run did not choose.
 
+import { Counter } from 'k6/metrics';
 import { send, cookieJar, expectedStatuses, LOGIN_TIMEOUT } from './http.js';
-import { sessionFromExpiryResponse, sessionFromLegacyResponse, renewalAction, REFRESH_COOKIE } from '../auth.js';
+import { sessionFromExpiryResponse, sessionFromLegacyResponse, renewalAction, tokenHeaders, refreshCookie } from '../auth.js';
 import { errorDetail } from '../folio.js';
+import { METRICS } from '../metrics.js';
 
-// Login cookies go into a jar of their own, so business calls carry the token only in
-// X-Okapi-Token (Okapi answers 400 when a header and a cookie disagree).
-function authJar() {
-  return cookieJar();
-}
+// Created in init (k6 refuses new metrics later); every Session of the run adds to them.
+const logins = new Counter(METRICS.authLogins);
+const refreshes = new Counter(METRICS.authRefreshes);
+const refreshRefused = new Counter(METRICS.authRefreshRefused);
+export const unauthorized = new Counter(METRICS.authUnauthorized);
 
 // Why a login failed, in terms of what the user can change.
 export function loginFailure(cfg, res, path) {
@@ -25,20 +30,28 @@ export function loginFailure(cfg, res, path) {
 }
 
 export class Session {
-  constructor(cfg) {
+  /**
+   * @param {object} cfg the run's configuration
+   * @param {{token?: 'header'|'cookie'}} [opts] how requests carry the access token (the platform's,
+   *   lib/platforms.js); X-Okapi-Token until the platform is known
+   */
+  constructor(cfg, { token = 'header' } = {}) {
     this.cfg = cfg;
     this.state = null;
-    this.jar = authJar();
+    this.carrier = token;
     this.legacy = false; // set once the target answered 404 to login-with-expiry
     this.refreshes = 0;
+    this.refused = 0;
     this.logins = 0;
   }
 
   post(path, body, extra = {}) {
     return send('POST', `${this.cfg.folio.url}${path}`, body === null ? null : JSON.stringify(body), {
-      headers: { 'Content-Type': 'application/json', Accept: 'application/json', 'X-Okapi-Tenant': this.cfg.folio.tenant },
+      headers: { 'Content-Type': 'application/json', Accept: 'application/json', 'X-Okapi-Tenant': this.cfg.folio.tenant, ...(extra.headers || {}) },
       tags: { name: `POST ${path}` },
-      jar: this.jar,
+      // An empty jar per call: the request carries exactly the cookie given, and the answer's
+      // cookies are read from its headers, not kept.
+      jar: cookieJar(),
       timeout: LOGIN_TIMEOUT,
       // 404 from login-with-expiry is an answer (older Okapi), not a failed request.
       responseCallback: expectedStatuses({ min: 200, max: 299 }, ...(extra.expect || [])),
@@ -50,6 +63,7 @@ export class Session {
   login() {
     const creds = { username: this.cfg.folio.user, password: this.cfg.folio.password };
     this.logins++;
+    logins.add(1);
     if (!this.legacy) {
       const res = this.post('/authn/login-with-expiry', creds, { expect: [404] });
       if (res.status === 201) {
@@ -69,11 +83,13 @@ export class Session {
     return null;
   }
 
+  // Redeems the refresh token for a new pair, keeping the rotated refresh token (the old one is
+  // single use). A refusal (422: reused, revoked or expired; on Keycloak a reuse also ends the
+  // session, so its rotated token is refused too) is counted, and a fresh login restores the session.
   refresh() {
     this.refreshes++;
-    const res = this.post('/authn/refresh', null, {
-      params: { cookies: { [REFRESH_COOKIE]: { value: this.state.refreshToken, replace: true } } },
-    });
+    refreshes.add(1);
+    const res = this.post('/authn/refresh', null, { headers: refreshCookie(this.state.refreshToken), expect: [422] });
     if (res.status === 201) {
       const s = sessionFromExpiryResponse(res.headers, res.body, Date.now());
       if (!s.error) {
@@ -81,7 +97,10 @@ export class Session {
         return null;
       }
     }
-    // A refresh token already used or expired: a fresh login restores the session.
+    if (res.status === 422) {
+      this.refused++;
+      refreshRefused.add(1);
+    }
     return this.login();
   }
 
@@ -102,7 +121,12 @@ export class Session {
     return this.state ? this.state.accessToken : '';
   }
 
+  /** The access token as this session's platform wants it: one header, X-Okapi-Token or Cookie. */
+  tokenHeaders() {
+    return tokenHeaders(this.carrier, this.accessToken());
+  }
+
   headers() {
-    return { 'X-Okapi-Tenant': this.cfg.folio.tenant, 'X-Okapi-Token': this.accessToken() };
+    return { 'X-Okapi-Tenant': this.cfg.folio.tenant, ...this.tokenHeaders() };
   }
 }

@@ -15,8 +15,10 @@ import { vuPool, checkPools, vuShare, runItemBarcodes, placeAfterFailure, teardo
 import { durationMs } from '../profiles.js';
 import { parseSegment, segmentPools, segmentSlots } from '../segments.js';
 import * as api from '../cico/api.js';
-import { cqlQuote, cqlId } from '../folio.js';
+import { cqlQuote, cqlId, randomUuid } from '../folio.js';
 import { METRICS, TAGS } from '../metrics.js';
+import { platform as platformOf, platformOfRecord } from '../platforms.js';
+import { uiRelease, defaultUiRelease } from '../cico/releases.js';
 
 // Teardown's clean-up calls, and a VU's re-reads of an item whose transaction failed, carry their
 // own names so they never count in the run's per-API numbers.
@@ -71,8 +73,13 @@ export function cicoWorkflow(run, read) {
     const session = new Session(cfg);
     const cause = session.login();
     if (cause) return abort(cause);
-    // What the run tests, as the target announces it before the first user starts.
+    // What the run tests, as the target announces it before the first user starts; from it, which
+    // platform, and which UI release's screens to replay (unless set).
     const record = run.captureRecord(session);
+    const target = platformOfRecord(record, run.platform);
+    if (target.error) return abort(target.error);
+    const ui = run.uiRelease ? { release: run.uiRelease, why: 'UI_RELEASE' } : defaultUiRelease(target.platform, target.modules);
+    console.log(`folio-perf: platform ${platformOf(target.platform).label} (${target.why}); UI release ${ui.release} (${ui.why}): ${uiRelease(ui.release).source}`);
     const client = makeClient({ cfg, session, think: null, log: failureLog('setup') });
     const segment = runnerSegment();
     // Local VU numbers run 1..n in each process; k6 initialised them all before setup.
@@ -117,6 +124,8 @@ export function cicoWorkflow(run, read) {
       segment: segment ? segment.text : null,
       operatorId: who.id,
       record,
+      platform: target.platform,
+      uiRelease: ui.release,
     };
   }
 
@@ -137,8 +146,9 @@ export function cicoWorkflow(run, read) {
     const idx = ((segment ? exec.vu.idInInstance : exec.vu.idInTest) - 1) % data.slots;
     const share = vuShare(runnerPools(segment), data.slots, idx, run.perVu);
     const log = failureLog(exec.vu.idInTest);
-    const session = new Session(cfg);
-    vu = { pool: vuPool(share, 1, 0), session, log, client: makeClient({ cfg, session, think: run.think, log }), idle: false };
+    const session = new Session(cfg, { token: platformOf(data.platform).token });
+    // ui-checkin 11+ sends its check-in session's id with every check-in: one per VU (one screen).
+    vu = { pool: vuPool(share, 1, 0), session, log, client: makeClient({ cfg, session, think: run.think, log }), idle: false, release: uiRelease(data.uiRelease), sessionId: randomUuid() };
   }
 
   function iteration(data) {
@@ -168,10 +178,8 @@ export function cicoWorkflow(run, read) {
     vu.idle = false;
     const now = () => new Date().toISOString();
     const opts = { preflight: run.preflight };
-    const r =
-      kind === CHECK_OUT
-        ? checkOut(vu.client, { ...job, servicePointId: data.servicePointId, now }, opts)
-        : checkIn(vu.client, { ...job, servicePointId: data.servicePointId, now }, opts);
+    const input = { ...job, servicePointId: data.servicePointId, sessionId: vu.sessionId, now };
+    const r = kind === CHECK_OUT ? checkOut(vu.client, input, opts, vu.release) : checkIn(vu.client, input, opts, vu.release);
     if (r.ok && kind === CHECK_OUT) vu.pool.checkedOutOk(job.itemBarcode);
     else if (r.ok) vu.pool.checkedInOk(job.itemBarcode);
     else vu.pool.failed(job.itemBarcode, Date.now());
@@ -254,7 +262,7 @@ export function cicoWorkflow(run, read) {
             `A second Ctrl-C stops k6 at once and leaves them checked out: then ${RECOVERY}`
         : 'folio-perf: teardown: checking in what the run left checked out.',
     );
-    const session = new Session(cfg);
+    const session = new Session(cfg, { token: platformOf(data.platform).token });
     const cause = session.login();
     if (cause) {
       console.error(`folio-perf: teardown cannot log in (${cause}); items may stay checked out: ${RECOVERY}`);
@@ -320,11 +328,14 @@ export function cicoWorkflow(run, read) {
 
   const handleSummary = makeHandleSummary(run, {
     cfg,
-    meta: () => ({
+    meta: (data) => ({
       think: env.THINK || run.profile.think,
       distribution: `${run.distribution.checkIn}-${run.distribution.checkOut}`,
       preflight: run.preflight,
       baseline: env.BASELINE || null,
+      // What setup found or was told: the platform and the UI release whose screens were replayed.
+      platform: data.setup_data ? data.setup_data.platform || null : null,
+      uiRelease: data.setup_data ? data.setup_data.uiRelease || null : null,
     }),
   });
 

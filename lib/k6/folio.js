@@ -8,6 +8,7 @@ import { check, sleep } from 'k6';
 import { send } from './http.js';
 import { thinkMs } from '../think.js';
 import { jsonDocument } from '../folio.js';
+import { unauthorized } from './auth.js';
 
 // Teardown waits this long for a request k6 cut short to be committed or abandoned.
 export { REQUEST_TIMEOUT } from './http.js';
@@ -34,7 +35,8 @@ export function makeClient({ cfg, session, think, log }) {
     }
     let p = params.get(req.name);
     if (p === undefined) {
-      const headers = { 'X-Okapi-Tenant': cfg.folio.tenant, 'X-Okapi-Token': token, Accept: req.accept || 'application/json, text/plain' };
+      // The token as the platform wants it: X-Okapi-Token, or the folioAccessToken cookie (never both).
+      const headers = { 'X-Okapi-Tenant': cfg.folio.tenant, ...session.tokenHeaders(), Accept: req.accept || 'application/json, text/plain' };
       // The browser sends Origin; PTF's JMeter plans (req.accept set) do not.
       if (!req.accept) headers.Origin = ORIGIN;
       if (req.body !== null) headers['Content-Type'] = 'application/json';
@@ -51,7 +53,7 @@ export function makeClient({ cfg, session, think, log }) {
           headers: {
             Origin: ORIGIN,
             'Access-Control-Request-Method': req.preflightFor,
-            'Access-Control-Request-Headers': 'content-type,x-okapi-tenant,x-okapi-token',
+            'Access-Control-Request-Headers': session.carrier === 'cookie' ? 'content-type,x-okapi-tenant' : 'content-type,x-okapi-tenant,x-okapi-token',
           },
           tags: { name: req.name },
         };
@@ -75,6 +77,7 @@ export function makeClient({ cfg, session, think, log }) {
       // count it, and log in afresh before the next request instead of failing until expiry.
       if (res.status === 401) {
         log.unauthorized();
+        unauthorized.add(1);
         session.invalidate();
       }
       return { ok: v.ok, durationMs: res.timings.duration, value: v.value, status: res.status };
@@ -97,7 +100,10 @@ export function makeClient({ cfg, session, think, log }) {
       if (timeout !== undefined) p.timeout = timeout;
       const res = send(req.method, cfg.folio.url + req.url, req.body, p);
       const v = req.verify(res.status, responseDocument(res));
-      if (res.status === 401) session.invalidate();
+      if (res.status === 401) {
+        unauthorized.add(1);
+        session.invalidate();
+      }
       return { ok: v.ok, status: res.status, value: v.value, detail: v.detail, error: res.error || '' };
     },
   };

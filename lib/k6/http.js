@@ -10,8 +10,16 @@ import http from 'k6/http';
 export const REQUEST_TIMEOUT = '60s';
 export const LOGIN_TIMEOUT = '30s';
 
-/** http.request with the project's default timeout; params as k6's. */
+// A request's `name` tag: the method and templated path (lib/folio.js), never the URL itself. Without
+// one k6 tags the request with its URL, query values (patron and item barcodes) and all.
+const TEMPLATED = /^(?![a-z]+:\/\/)[^?#]+$/i;
+
+/** http.request with the project's default timeout; params as k6's, with a templated name tag. */
 export function send(method, url, body, params) {
+  const name = params.tags && params.tags.name;
+  if (typeof name !== 'string' || !TEMPLATED.test(name)) {
+    throw new Error(`folio-perf: a ${method} request without a templated name tag (got ${typeof name === 'string' ? 'one with a query' : 'none'}); fix: send it through lib/k6/folio.js's client`);
+  }
   if (params.timeout === undefined) params.timeout = REQUEST_TIMEOUT;
   return http.request(method, url, body, params);
 }
@@ -23,3 +31,7 @@ export function cookieJar() {
 export function expectedStatuses(...ranges) {
   return http.expectedStatuses(...ranges);
 }
+
+// For a request whose every answer is information, not a failure (a platform probe's 404, a poll
+// of a reindex rebuilding its index): k6 counts none of them in http_req_failed.
+export const ANY_STATUS = http.expectedStatuses({ min: 100, max: 599 });

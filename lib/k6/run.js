@@ -10,6 +10,7 @@ import { envFileOf, parseEnvFile, resolveConfig, TARGET_ENV } from '../config.js
 import { defaultsLookup } from '../defaults.js';
 import { buildProfile } from '../profiles.js';
 import { makeTestId, validTestId } from '../testid.js';
+import { SYSTEM_TAGS } from '../metrics.js';
 
 // One line, no stack trace: k6 prints a thrown string as the error, and exits non-zero (107).
 export function fatal(e) {
@@ -134,10 +135,8 @@ function planRun(wf, run, read, env, load) {
   };
 }
 
-// k6's default system tags but `url`. Every request's own URL (its ids and barcodes) would be a new
-// tag set per request, which k6 builds and keeps for the rest of the run, and a field of every
-// sample in InfluxDB; `name`, the templated path, is what the tables, dashboards and thresholds read.
-export const SYSTEM_TAGS = ['proto', 'subproto', 'status', 'method', 'name', 'group', 'check', 'error', 'error_code', 'tls_version', 'scenario', 'service', 'expected_response'];
+// k6's default system tags but `url`: their one home is lib/metrics.js (why, there).
+export { SYSTEM_TAGS };
 
 // INSTANCE names one runner of a run split over several k6 processes (make run RUNNERS=N sets it):
 // its samples carry the tag instance=<INSTANCE> beside the shared testid. Low cardinality: a

@@ -11,11 +11,12 @@ import { Counter, Gauge, Trend } from 'k6/metrics';
 import { Session } from './auth.js';
 import { makeHandleSummary } from './summary-out.js';
 import { makeClient, failureLog } from './folio.js';
-import { send } from './http.js';
+import { send, ANY_STATUS } from './http.js';
 import { fatal } from './run.js';
-import { TEMPLATES, searchRequest } from '../search/templates.js';
+import { TEMPLATES, searchRequest, INDEX_PATHS, indexCount, emptyIndexes, emptyIndexWarning } from '../search/templates.js';
 import { FILES, parseRows, valuesAt } from '../search/data.js';
-import { CURRENT, LEGACY, currentProgress, legacyProgress } from '../search/reindex.js';
+import { CURRENT, LEGACY, currentProgress, legacyProgress, reindexApiFor } from '../search/reindex.js';
+import { platform as platformOf, platformOfRecord } from '../platforms.js';
 import { METRICS, SEARCH_SLOW_MS } from '../metrics.js';
 import { parseJson, errorDetail } from '../folio.js';
 
@@ -61,24 +62,38 @@ export function searchWorkflow(run, read) {
     const session = new Session(cfg);
     const cause = session.login();
     if (cause) return abort(cause);
-    // What the run tests, as the target announces it before the first user starts.
+    // What the run tests, as the target announces it before the first user starts; from it, the
+    // platform and the reindex API of the target's mod-search (unless REINDEX_API names one).
     const record = run.captureRecord(session);
+    const target = platformOfRecord(record, run.platform);
+    if (target.error) return abort(target.error);
+    const reindexApi = run.reindex ? (run.reindex.api ? { api: run.reindex.api, why: 'REINDEX_API' } : reindexApiFor(target.modules)) : null;
+    console.log(`folio-perf: platform ${platformOf(target.platform).label} (${target.why})${reindexApi ? `; reindex API ${reindexApi.api} (${reindexApi.why})` : ''}`);
     if (reindexCfg) {
       const c = new Session(reindexCfg).login();
       if (c) return abort(`REINDEX_TENANT: ${c.replace('set FOLIO_TENANT / folio.tenant to an existing tenant', 'set REINDEX_TENANT to an existing tenant other than FOLIO_TENANT')}`);
     }
+    // An empty index makes its templates time empty answers: said now, and kept in the summary.
+    const client = makeClient({ cfg, session, think: null, log: failureLog('setup') });
+    const counts = {};
+    for (const path of INDEX_PATHS) {
+      const r = client.aside(indexCount(path), { prefix: 'setup ' });
+      counts[path] = r.ok ? r.value : null;
+    }
+    const empty = emptyIndexes(counts);
+    for (const e of empty) console.warn(`folio-perf: ${emptyIndexWarning(e, cfg.folio.tenant)}`);
     console.log(`folio-perf: ${TEMPLATES.length} templates; query files in ${run.data.dir}: ${tables.map((t, i) => `${FILES[i].file} ${t.length}`).join(', ')}`);
-    return { testid: exec.test.options.tags.testid, startedAt: new Date().toISOString(), record };
+    return { testid: exec.test.options.tags.testid, startedAt: new Date().toISOString(), record, platform: target.platform, reindexApi: reindexApi ? reindexApi.api : null, indexCounts: counts, emptyIndexes: empty };
   }
 
   let vu = null;
 
   // PTF's plan: each iteration runs the 7 fragments in a row, one request per template, values
   // from the next row of each file (files shared by all users and recycled).
-  function iteration() {
+  function iteration(data) {
     if (!vu) {
       const log = failureLog(exec.vu.idInTest);
-      const session = new Session(cfg);
+      const session = new Session(cfg, { token: platformOf(data.platform).token });
       vu = { session, log, client: makeClient({ cfg, session, think: null, log }) };
     }
     const cause = vu.session.ensureFresh();
@@ -103,25 +118,28 @@ export function searchWorkflow(run, read) {
 
   // ---- background reindex ------------------------------------------------------------------
 
-  function call(session, method, path, body, name) {
+  // poll: a progress read, whose every answer is information (a legacy reindex recreates the index,
+  // and mod-search answers the count with 500 until it exists again): not a failed request.
+  function call(session, method, path, body, name, { poll = false } = {}) {
     const cause = session.ensureFresh();
     if (cause) return { status: 0, body: '', error: cause };
     const res = send(method, cfg.folio.url + path, body === null ? null : JSON.stringify(body), {
       headers: { ...session.headers(), Accept: 'application/json', 'Content-Type': 'application/json' },
       tags: { name: REINDEX_PREFIX + name },
+      ...(poll ? { responseCallback: ANY_STATUS } : {}),
     });
     return { status: res.status, body: typeof res.body === 'string' ? res.body : '', error: res.error };
   }
 
   function countIndexed(session) {
-    const r = call(session, 'GET', `${LEGACY.count}?query=${encodeURIComponent(LEGACY.countQuery)}&limit=0`, null, `GET ${LEGACY.count} (indexed count)`);
+    const r = call(session, 'GET', `${LEGACY.count}?query=${encodeURIComponent(LEGACY.countQuery)}&limit=0`, null, `GET ${LEGACY.count} (indexed count)`, { poll: true });
     const b = r.status === 200 ? parseJson(r.body) : null;
     return b && Number.isInteger(b.totalRecords) ? b.totalRecords : null;
   }
 
   // One reindex of REINDEX_TENANT from start to an outcome; polls until deadlineMs at the latest.
-  function reindexOnce(session, deadlineMs) {
-    const re = run.reindex;
+  function reindexOnce(session, deadlineMs, api) {
+    const re = { ...run.reindex, api };
     const tags = { tenant: re.tenant };
     let target = null;
     let jobId = null;
@@ -153,10 +171,10 @@ export function searchWorkflow(run, read) {
       sleep(Math.min(re.pollMs, Math.max(0, deadlineMs - Date.now())) / 1000);
       let p;
       if (re.api === 'current') {
-        const s = call(session, 'GET', CURRENT.status, null, `GET ${CURRENT.status}`);
+        const s = call(session, 'GET', CURRENT.status, null, `GET ${CURRENT.status}`, { poll: true });
         p = s.status === 200 ? currentProgress(parseJson(s.body)) : { state: 'running', stage: 'unknown', detail: `status answered ${s.status}` };
       } else {
-        const s = jobId ? call(session, 'GET', LEGACY.job.replace('{id}', encodeURIComponent(jobId)), null, `GET ${LEGACY.job}`) : { status: 0, body: '' };
+        const s = jobId ? call(session, 'GET', LEGACY.job.replace('{id}', encodeURIComponent(jobId)), null, `GET ${LEGACY.job}`, { poll: true }) : { status: 0, body: '' };
         const job = s.status === 200 ? parseJson(s.body) : null;
         const count = countIndexed(session);
         stable = count !== null && count === last ? stable + 1 : 0;
@@ -181,8 +199,8 @@ export function searchWorkflow(run, read) {
 
   // The reindex scenario's one iteration: reindex until done (or, with REINDEX_REPEAT, again and
   // again until the phase ends), never past the phase's end.
-  function reindex() {
-    const session = new Session(reindexCfg);
+  function reindex(data) {
+    const session = new Session(reindexCfg, { token: platformOf(data.platform).token });
     const cause = session.login();
     if (cause) {
       console.error(`folio-perf: reindex VU cannot log in to ${run.reindex.tenant}: ${cause}`);
@@ -191,19 +209,23 @@ export function searchWorkflow(run, read) {
     const phaseMs = run.profile.durationMs;
     const deadline = exec.scenario.startTime + phaseMs;
     do {
-      const outcome = reindexOnce(session, deadline);
+      const outcome = reindexOnce(session, deadline, data.reindexApi);
       if (outcome !== 'completed') break;
     } while (run.reindex.repeat && Date.now() < deadline - run.reindex.pollMs);
   }
 
+  const setupOf = (data) => (data && data.setup_data) || {};
   const handleSummary = makeHandleSummary(run, {
     cfg,
-    meta: () => ({
+    meta: (data) => ({
       tenant: cfg.folio.tenant,
       stepSeconds: run.profile.durationMs / 1000,
       phases: run.reindex ? ['baseline', 'reindex'] : ['baseline'],
       reindexTenant: run.reindex ? run.reindex.tenant : null,
-      reindexApi: run.reindex ? run.reindex.api : null,
+      reindexApi: setupOf(data).reindexApi || (run.reindex ? run.reindex.api : null),
+      platform: setupOf(data).platform || null,
+      // Searched paths whose index was empty at the start: their templates timed empty answers.
+      emptyIndexes: setupOf(data).emptyIndexes || [],
       data: run.data.generated ? run.data.dir : `csv:${run.data.dir}`,
       templates: TEMPLATES.map((t) => ({ name: t.name, group: t.group, kind: t.kind })),
     }),

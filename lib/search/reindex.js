@@ -13,7 +13,20 @@
 //   (GET /instance-storage/reindex/{id}: "In progress" -> "Ids published"), and the number indexed
 //   so far is GET /search/instances?query=id="*"&limit=0's totalRecords.
 
+import { atLeast, versionOf } from '../platforms.js';
+
 export const REINDEX_APIS = Object.freeze(['current', 'legacy']);
+
+/**
+ * The reindex API of the target's mod-search: `current` from 4.0 (Ramsons; Sunflower runs 5.x,
+ * Trillium 6.x), `legacy` before (the legacy endpoint of 4.0+ no longer takes `instance`). A
+ * version the target did not say is taken as current. Returns {api, why}.
+ */
+export function reindexApiFor(modules) {
+  const v = versionOf(modules, 'mod-search');
+  if (!v) return { api: 'current', why: 'the target did not name its mod-search version' };
+  return atLeast(v, '4.0.0') ? { api: 'current', why: `mod-search ${v} >= 4.0` } : { api: 'legacy', why: `mod-search ${v} < 4.0` };
+}
 
 export const CURRENT = Object.freeze({
   start: { method: 'POST', path: '/search/index/instance-records/reindex/full', body: {} },

@@ -142,10 +142,10 @@ export function renderSteps(steps) {
   if (steps.length === 0) return 'Search requests: none recorded.\n';
   const out = [];
   for (const st of steps) {
-    const w = [Math.max(8, ...st.rows.map((r) => r.name.length)), 6, 7, 6, 6, 6, 6, 6, 6, 6, 7];
+    const w = [Math.max(8, ...st.rows.map((r) => r.name.length + 2)), 6, 7, 6, 6, 6, 6, 6, 6, 6, 7];
     out.push(`${st.vus} user${st.vus === 1 ? '' : 's'}, ${PHASE_TITLE[st.phase] || st.phase} (seconds; >${SEARCH_SLOW_MS}ms = requests over ${SEARCH_SLOW_MS} ms)`);
     out.push(pad(['template', 'total', 'req/s', 'min', 'p50', 'p75', 'p95', 'p99', 'max', 'avg', `>${SEARCH_SLOW_MS}ms`], w));
-    for (const r of st.rows) out.push(pad([r.name, r.total, f2(r.rps), s3(r.min), s3(r.p50), s3(r.p75), s3(r.p95), s3(r.p99), s3(r.max), s3(r.avg), r.slow], w));
+    for (const r of st.rows) out.push(pad([r.emptyIndex ? `${r.name} *` : r.name, r.total, f2(r.rps), s3(r.min), s3(r.p50), s3(r.p75), s3(r.p95), s3(r.p99), s3(r.max), s3(r.avg), r.slow], w));
     const k = st.kinds;
     out.push(`  averages: regular ${s3(k.regular.avg)} s, wildcard ${s3(k.wildcard.avg)} s, wildcard prefix ${s3(k['wildcard-prefix'].avg)} s`);
     out.push(`  total requests: ${st.total} (${f2(st.rps)} req/s), over ${SEARCH_SLOW_MS} ms: ${st.slow}`);
@@ -184,7 +184,17 @@ export function renderReindex(rows, tenant) {
 
 function tablesOf(data, meta) {
   const steps = searchTables(data, { templates: meta.templates, stepSeconds: meta.stepSeconds });
+  // Rows of a group whose index was empty at the start timed empty answers: marked, not dropped.
+  const empty = new Set((meta.emptyIndexes || []).flatMap((e) => e.groups));
+  for (const st of steps) for (const r of st.rows) if (empty.has(r.group)) r.emptyIndex = true;
   return { steps, comparison: phaseComparison(steps), reindex: reindexTable(data) };
+}
+
+/** The lines saying which groups searched an empty index (none when every index held records). */
+export function renderEmptyIndexes(emptyIndexes) {
+  return (emptyIndexes || []).map(
+    (e) => `Empty index: ${e.records} (${e.path}) held no records when the run started: the ${e.templates} templates of group ${e.groups.join(', ')} (rows marked *) timed empty answers, not searches.`,
+  );
 }
 
 /**
@@ -194,6 +204,7 @@ export function renderText(data, meta) {
   const t = tablesOf(data, meta);
   const out = [];
   out.push(`folio-perf ${meta.workflow} run ${meta.testid} (release ${meta.release}, target ${meta.target}, profile ${meta.profile}, tenant ${meta.tenant})`);
+  out.push(...renderEmptyIndexes(meta.emptyIndexes));
   out.push('');
   out.push(renderSteps(t.steps));
   const cmp = renderComparison(t.comparison);

@@ -103,3 +103,47 @@ export const TEMPLATE_NAMES = Object.freeze(TEMPLATES.map((t) => t.name));
 export function searchRequest(template, values) {
   return request(template.api, { query: ['query', template.cql(values), 'limit', LIMIT] });
 }
+
+// ---- what the searched tenant's index holds ---------------------------------------------------
+// A template on an empty index answers at once with totalRecords 0: its time measures an empty
+// answer, not a search. Setup counts each searched path's records once (mod-search's match-all
+// query, cql.allRecords=1, limit 0) and names the templates that ran on nothing.
+
+export const INDEX_PATHS = Object.freeze([...new Set(TEMPLATES.map((t) => t.path))]);
+const RECORDS = { [INSTANCES]: 'instance', [AUTHORITIES]: 'authority' };
+const COUNTS = new Map(
+  INDEX_PATHS.map((p) => [
+    p,
+    endpoint('GET', p, {
+      name: `GET ${p} (index count)`,
+      accept: 'application/json',
+      rules: ['status is 200', 'has totalRecords'],
+      judge: (status, doc) => [status === 200, Number.isInteger(doc.get('totalRecords'))],
+      value: (doc) => doc.get('totalRecords'),
+    }),
+  ]),
+);
+
+/** The request counting the records behind one searched path. */
+export const indexCount = (path) => request(COUNTS.get(path), { query: ['query', 'cql.allRecords=1', 'limit', 0] });
+
+/**
+ * The searched paths whose index is empty, from {path: count} (a count not known is not judged):
+ * [{path, records (what the index holds), groups, templates (how many)}].
+ */
+export function emptyIndexes(counts) {
+  const out = [];
+  for (const path of INDEX_PATHS) {
+    if (counts[path] !== 0) continue;
+    const ts = TEMPLATES.filter((t) => t.path === path);
+    out.push({ path, records: RECORDS[path], groups: [...new Set(ts.map((t) => t.group))], templates: ts.length });
+  }
+  return out;
+}
+
+/** The warning a run prints at its start for one empty index (its cause and the fix). */
+export function emptyIndexWarning(e, tenant) {
+  return `tenant ${tenant} has no ${e.records} records in its search index (GET ${e.path}?query=cql.allRecords=1 answered totalRecords 0): ` +
+    `the ${e.templates} templates of group ${e.groups.join(', ')} will time empty answers, not searches; ` +
+    `fix: load ${e.records} records and index them (minifolio: seed with --authorities, then the search index), or read those rows as empty answers`;
+}

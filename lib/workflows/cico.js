@@ -9,6 +9,8 @@ import { CICO_API_NAMES } from '../cico/api.js';
 import { parseThink } from '../think.js';
 import { describeConfig } from '../config.js';
 import { parseFlag } from '../settings.js';
+import { parseUiRelease } from '../cico/releases.js';
+import { parsePlatform } from '../platforms.js';
 
 // Items per VU and pool: enough for a VU never to run dry (items cycle back on check-in) while
 // keeping the test-data query small.
@@ -38,6 +40,9 @@ export const cico = {
       preflight: parseFlag(env.PREFLIGHT, 'PREFLIGHT'),
       slots: vuSlots(profile.scenarios),
       perVu: parsePerVu(env.POOL_PER_VU),
+      // null: taken from the target in setup (lib/cico/releases.js defaultUiRelease).
+      uiRelease: parseUiRelease(env.UI_RELEASE),
+      platform: parsePlatform(env.PLATFORM),
     };
   },
 
@@ -47,7 +52,7 @@ export const cico = {
   },
 
   describe(run, env) {
-    const { cfg, profile, distribution, preflight } = run;
-    return `${describeConfig(cfg)} profile=${profile.name} (${profile.steps.join('/')} VUs x ${profile.durationMs / 1000}s each) think=${env.THINK || profile.think} distribution=${distribution.checkIn}-${distribution.checkOut} preflight=${preflight}${env.BASELINE ? ` baseline=${env.BASELINE}` : ''}`;
+    const { cfg, profile, distribution, preflight, uiRelease, platform } = run;
+    return `${describeConfig(cfg)} profile=${profile.name} (${profile.steps.join('/')} VUs x ${profile.durationMs / 1000}s each) think=${env.THINK || profile.think} distribution=${distribution.checkIn}-${distribution.checkOut} preflight=${preflight} ui-release=${uiRelease || 'target'} platform=${platform || 'target'}${env.BASELINE ? ` baseline=${env.BASELINE}` : ''}`;
   },
 };

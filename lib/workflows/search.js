@@ -9,6 +9,7 @@ import { TEMPLATE_NAMES } from '../search/templates.js';
 import { REINDEX_APIS } from '../search/reindex.js';
 import { METRICS, TAGS, REINDEX_OUTCOMES, subMetric } from '../metrics.js';
 import { parseFlag, oneOf } from '../settings.js';
+import { parsePlatform } from '../platforms.js';
 
 // No think time: PTF's search fragments have none (one login pause per thread only).
 export const SEARCH_PROFILES = {
@@ -87,9 +88,11 @@ export const search = {
       data,
       warmupMs: parseWarmup(env),
       reindex: reindexTenant
-        ? { tenant: reindexTenant, api: oneOf(env.REINDEX_API, 'REINDEX_API', REINDEX_APIS, 'current'), pollMs: parsePoll(env.REINDEX_POLL), repeat: parseFlag(env.REINDEX_REPEAT, 'REINDEX_REPEAT') }
+        ? // api null: the target's mod-search decides in setup (lib/search/reindex.js reindexApiFor).
+          { tenant: reindexTenant, api: oneOf(env.REINDEX_API, 'REINDEX_API', REINDEX_APIS, null), pollMs: parsePoll(env.REINDEX_POLL), repeat: parseFlag(env.REINDEX_REPEAT, 'REINDEX_REPEAT') }
         : null,
       steps: profile.windows.filter((w) => w.phase === 'baseline').map((w) => w.vus),
+      platform: parsePlatform(env.PLATFORM),
     };
   },
 
@@ -144,7 +147,7 @@ export const search = {
     const { cfg, profile, data, reindex } = run;
     const target = describeConfig(cfg).replace(/ db=\S+ data=\S+ checkin-pool=\S+/, '');
     const phases = reindex ? 'baseline then reindex' : 'baseline only';
-    const re = reindex ? ` reindex=${reindex.tenant} (${reindex.api} API, poll ${reindex.pollMs / 1000}s${reindex.repeat ? ', repeated through the phase' : ''})` : ' reindex=none';
+    const re = reindex ? ` reindex=${reindex.tenant} (${reindex.api || "the target's"} API, poll ${reindex.pollMs / 1000}s${reindex.repeat ? ', repeated through the phase' : ''})` : ' reindex=none';
     const warm = run.warmupMs > 0 ? `${run.warmupMs / 1000}s warm-up, ` : '';
     return `${target} profile=${profile.name} (${warm}${profile.steps.join('/')} VUs x ${profile.durationMs / 1000}s per phase, ${phases}) data=${data.generated ? data.dir : `csv:${data.dir}`}${re}`;
   },

@@ -8,7 +8,7 @@ import { spawn } from 'node:child_process';
 import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { repo, env, bin, influxQuery, waitFor, run, sql, childEnv } from './helpers.mjs';
+import { repo, env, bin, influxQuery, waitFor, run, sql, childEnv, valuesInRun, cellsOfRun } from './helpers.mjs';
 import { poolQueries } from '../../lib/cico/data.js';
 
 const tenant = 'fs09000000';
@@ -114,6 +114,33 @@ test('scripts/smoke.js logs in and reads the service points; a wrong password st
   const bad = smokeRun('wrong');
   assert.notEqual(bad.status, 0, 'a wrong password fails the smoke test');
   assert.match(bad.stdout + bad.stderr, /rejected the login of user \\?"folio_admin\\?".*fix: check FOLIO_USER and FOLIO_PASSWORD/);
+});
+
+test('no patron or item barcode of the run is in InfluxDB, in any tag or field of any of its points', async () => {
+  assert.ok(smoke?.summary, 'needs the smoke run');
+  // run.sh reset the circulation tables right before the run: every loan is the run's.
+  const barcodes = sql(`select (i.jsonb->>'barcode') || ' ' || (u.jsonb->>'barcode') from ${loanTable} l
+    join ${itemTable} i on i.id::text = l.jsonb->>'itemId' join ${tenant}_mod_users.users u on u.id::text = l.jsonb->>'userId'`).split(/\s+/).filter(Boolean);
+  assert.ok(barcodes.length >= 2, `the run checked out items: ${barcodes.length / 2} loans`);
+  const hits = await valuesInRun(smoke.testid, [...new Set(barcodes)]);
+  assert.deepEqual(hits.slice(0, 10), [], `${hits.length} values hold a barcode of the run`);
+  const urls = [...(await cellsOfRun(smoke.testid))].filter(([cell]) => /[?&][A-Za-z]+=/.test(cell));
+  assert.deepEqual(urls.slice(0, 10), [], 'no value holds a query string');
+  // k6's url tag (its URL, query and all, unless a name is set) is not recorded at all: the output
+  // would write it as a field.
+  assert.deepEqual(await influxQuery(`SELECT count("url") FROM "http_req_duration" WHERE "testid" = '${smoke.testid}'`), [], 'no url field');
+  // The guard's own check: a barcode the run used does show when written (the query above sees it).
+  const probe = `${smoke.testid}-probe`;
+  await fetch(`${env('FP_INFLUX_URL')}/write?db=k6`, { method: 'POST', body: `fp_probe,testid=${probe} url="/users?query=barcode==${barcodes[1]}" 1` });
+  assert.equal((await valuesInRun(probe, [barcodes[1]])).length, 1);
+});
+
+test('a request without a templated name is refused before it leaves k6 (its URL would be its tags)', () => {
+  const r = run(bin('k6'), ['run', '--quiet', '--address=', join(repo, 'tests', 'e2e', 'k6', 'unnamed-request.js')], { timeoutMs: 60_000 });
+  const out = r.stdout + r.stderr;
+  assert.match(out, /a GET request without a templated name tag \(got none\); fix: send it through lib\/k6\/folio\.js's client/);
+  assert.doesNotMatch(out, /SENT/);
+  assert.doesNotMatch(out, /usr0000042/, 'the message names no barcode');
 });
 
 test('the loans the run created equal the successful check-outs k6 counted, and none is left open', () => {

@@ -16,6 +16,7 @@ const loanTable = `${tenant}_mod_circulation_storage.loan`;
 const itemTable = `${tenant}_mod_inventory_storage.item`;
 const userTable = `${tenant}_mod_users.users`;
 const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
+const tmpDrills = mkdtempSync(join(tmpdir(), 'fp-drills-'));
 
 const lines = (text) => text.split('\n').filter(Boolean);
 const count = (where) => Number(sql(`select count(*) from ${where}`));
@@ -239,9 +240,9 @@ function pgRestart() {
 
 // A fault a few seconds into a 45-second run: the run must keep loading afterwards, at a rate
 // comparable to before (items of failed transactions come back once re-read).
-async function blipDrill(name, fault) {
+async function blipDrill(name, fault, vars = {}) {
   reset();
-  const r = startRun(name, { VUS: '2', DURATION: '45s', POOL_PER_VU: '5' });
+  const r = startRun(name, { VUS: '2', DURATION: '45s', POOL_PER_VU: '5', ...vars });
   await loadStarted();
   await sleep(8000);
   const t0 = Date.now();
@@ -275,6 +276,51 @@ test('a module killed and restarted mid-run: the load goes on', async () => {
     restart();
     await waitFor(async () => (await fetch(`http://127.0.0.1:${env('FP_MINIFOLIO_PORT')}/admin/health`)).ok, { seconds: 20, what: 'the gateway' });
   });
+});
+
+// ---- Eureka (sunflower: Kong, a sidecar per module, the stack's Keycloak) ----------------------
+
+const summaryOf = (testid) => JSON.parse(readFileSync(join(repo, 'results', testid, 'summary.json'), 'utf8'));
+const counted = (s, metric) => s.k6.metrics[metric]?.values?.count ?? 0;
+
+test('Eureka: 10-second tokens expire while the users think (12 s per timer): refreshed before each request, no 401, nothing failed', async () => {
+  reset();
+  const r = startRun('eureka-expiry', { MINIFOLIO_PROFILE: 'sunflower', TOKEN_TTL: '10s', THINK: '12000', VUS: '2', DURATION: '60s', POOL_PER_VU: '5' });
+  const { code, out } = await r.done(600);
+  assert.ok(code === 0 || code === 99, `${code}\n${out}`); // 99: a timing SLO on this shared machine, not asserted
+  const s = summaryOf(r.testid);
+  assert.equal(s.meta.platform, 'eureka');
+  assert.equal(counted(s, 'auth_unauthorized'), 0, '401 answers');
+  assert.equal(counted(s, 'auth_refresh_refused'), 0);
+  assert.equal(counted(s, 'auth_logins'), 4, 'one login per VU, setup and teardown: the sessions lived on refreshes');
+  assert.ok(counted(s, 'auth_refreshes') >= 4, `refreshes: ${counted(s, 'auth_refreshes')}`);
+  assert.equal(s.k6.metrics.transaction_failed?.values?.passes ?? 0, 0, 'no failed transaction');
+  assertClean('after tokens expired mid-run');
+});
+
+test('Eureka: a reused refresh token is refused (422), counted, and the session logs in again; on Keycloak the rotated one is refused too', () => {
+  // tests/e2e/k6/refresh-reuse.js drives lib/k6/auth.js's Session against the sunflower minifolio
+  // the previous drill left up.
+  const r = run(bin('k6'), ['run', '--quiet', join(repo, 'tests', 'e2e', 'k6', 'refresh-reuse.js')], {
+    env: { K6_ENV: 'local', FOLIO_URL: `http://127.0.0.1:${env('FP_MINIFOLIO_PORT')}`, FOLIO_PASSWORD: 'admin', SUMMARY_OUT: join(tmpDrills, 'refresh-reuse.json') },
+    timeoutMs: 180_000,
+  });
+  const out = r.stdout + r.stderr;
+  assert.equal(r.status, 0, out);
+  const s = JSON.parse(readFileSync(join(tmpDrills, 'refresh-reuse.json'), 'utf8'));
+  assert.equal(counted(s, 'auth_refresh_refused'), 2, 'the reused token and then the rotated one');
+  assert.equal(counted(s, 'auth_refreshes'), 3);
+  assert.equal(counted(s, 'auth_logins'), 3, 'the first login and one after each refusal');
+  assert.equal(s.metrics.checks.values.fails, 0, out);
+});
+
+test('Eureka: a sidecar killed and restarted mid-run: the load goes on', async () => {
+  await blipDrill('sidecar-restart', async () => {
+    const restart = restartModule('sidecar-mod-circulation');
+    await sleep(2000);
+    restart();
+    await waitFor(async () => (await fetch(`http://127.0.0.1:${env('FP_MINIFOLIO_PORT')}/version`)).ok, { seconds: 20, what: 'Kong' });
+  }, { MINIFOLIO_PROFILE: 'sunflower' });
 });
 
 test('PostgreSQL restarted mid-run: the load goes on', async () => {

@@ -153,6 +153,38 @@ export function mdTable(text, captionStart) {
   return { caption: lines[at], head: rows[0], rows: rows.slice(2) }; // header, separator, then the rows
 }
 
+/** Every distinct string (tag or field) of a run's points, with where it was first seen. */
+export async function cellsOfRun(testid) {
+  const cells = new Map();
+  for (const s of await influxQuery(`SELECT * FROM /.*/ WHERE "testid" = '${testid.replace(/'/g, "\\'")}'`)) {
+    for (const row of s.values) {
+      row.forEach((cell, i) => {
+        if (typeof cell === 'string' && !cells.has(cell)) cells.set(cell, `${s.name}.${s.columns[i]}`);
+      });
+    }
+  }
+  return cells;
+}
+
+/**
+ * Where any of `values` appears in a run's points: every tag and every string field of every
+ * measurement with the run's testid, as InfluxDB returns them. A value matches only as whole
+ * words (not inside a longer run of letters and digits), so a barcode never matches inside a
+ * timestamp. Returns "measurement.column = cell (holds value)" per distinct hit.
+ */
+export async function valuesInRun(testid, values) {
+  const cells = await cellsOfRun(testid);
+  const words = (text) => text.split(/[^0-9A-Za-z]+/).filter(Boolean);
+  const hits = [];
+  for (const [cell, where] of cells) {
+    const padded = ` ${words(cell).join(' ')} `;
+    for (const v of values) {
+      if (v && padded.includes(` ${words(v).join(' ')} `)) hits.push(`${where} = ${cell} (holds ${v})`);
+    }
+  }
+  return hits;
+}
+
 // The processes whose parent is pid, and theirs (from /proc): what a command started, to check
 // that none outlives it, or to find one of them (e.g. a runner's k6) to signal.
 export function descendants(pid) {

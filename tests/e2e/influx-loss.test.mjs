@@ -5,10 +5,10 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { bin, env, influxQuery, repo, sql, childEnv } from './helpers.mjs';
+import { bin, env, influxQuery, repo, sql, childEnv, runAsync } from './helpers.mjs';
 
 const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
 
@@ -155,4 +155,38 @@ export default function () { http.get('${url}/ping', { tags: { runner_vu: String
   const stored = res.results[0].series?.[0].values[0][1] ?? 0;
   assert.ok(k6Reqs > 1000, `enough load to pass 100 kB a second: ${k6Reqs} requests`);
   assert.equal(stored, k6Reqs, `InfluxDB holds ${stored} http_reqs points, k6 counted ${k6Reqs}`);
+});
+
+// A loss nobody counted is not no loss: when the output cannot write sample-loss.json (here a
+// directory stands where it writes the file first), or fewer runners wrote theirs than ran, the
+// run says the loss is unknown and fails under SAMPLE_LOSS=fail (exit 96), as for a counted loss.
+async function blockedLossRun(name, vars, blocked) {
+  const testid = `e2e-loss-${name}-${Date.now()}`;
+  mkdirSync(join(repo, 'results', testid, blocked, 'sample-loss.json.tmp'), { recursive: true });
+  const r = await runAsync(process.execPath, [join(repo, 'tools', 'folio-perf.mjs'), 'run'], {
+    env: childEnv({ PROFILE: 'smoke', DURATION: '10s', MINIFOLIO_PROFILE: 'fast', TESTID: testid, ...vars }),
+    timeoutMs: 240_000,
+  });
+  const out = r.stdout + r.stderr;
+  assertNothingLeft(name, out);
+  return { ...r, out, testid, summary: JSON.parse(readFileSync(join(repo, 'results', testid, 'summary.json'), 'utf8')) };
+}
+
+test('no sample-loss.json (the output could not write it): the loss is unknown, exit 96; SAMPLE_LOSS=warn only says it', async () => {
+  const r = await blockedLossRun('unknown', {}, '.');
+  assert.match(r.out, /Couldn't write the sample-loss report/, "k6's output says it could not");
+  assert.match(r.out, /==> samples: \S+sample-loss\.json is missing or unreadable \(the output could not write it\); whether samples were lost is unknown/);
+  assert.match(r.out, /==> the run fails for it \(SAMPLE_LOSS=fail/);
+  assert.equal(r.status, 96, r.out);
+  assert.equal(r.summary.sampleLoss.unknown, true);
+  const warn = await blockedLossRun('unknown-warn', { SAMPLE_LOSS: 'warn' }, '.');
+  assert.match(warn.out, /whether samples were lost is unknown/);
+  assert.equal(warn.status, 0, warn.out);
+});
+
+test('RUNNERS=2, one runner without its sample-loss.json: the loss is unknown, exit 96', async () => {
+  const r = await blockedLossRun('runners', { RUNNERS: '2', VUS: '2' }, join('runners', '2'));
+  assert.match(r.out, /==> samples: 1 of 2 runners wrote their sample-loss file; whether the others' samples were lost is unknown/);
+  assert.equal(r.status, 96, r.out);
+  assert.equal(r.summary.sampleLoss.unknown, true);
 });

@@ -132,7 +132,7 @@ const firstLine = (out, name) => {
 // point runs with): running make test or make drills to the end from inside make test would take
 // half an hour; `make demo` and `make perf-gate` run for real below.
 for (const [target, name] of [['test', 'test.sh'], ['drills', 'drills.sh'], ['bench-k6', 'bench-k6'], ['bench-jmeter', 'bench-jmeter'], ['bench-leak', 'bench-leak.sh'],
-  ['bench-minifolio', 'bench.sh'], ['bench-gate', 'bench-gate'], ['bench-search', 'bench-search'], ['bench-report', 'bench-report']]) {
+  ['bench-minifolio', 'bench.sh'], ['bench-gate', 'bench-gate'], ['bench-samples', 'bench-samples'], ['bench-search', 'bench-search'], ['bench-report', 'bench-report']]) {
   test(`make ${target}: the user's FOLIO settings reach none of its processes`, async () => {
     // (the allow-list's own address check, tools/local-env.mjs, runs before the entry point's first line)
     const r = await watch(target, { until: (p) => CLIENTS.has(p.comm) && !p.cmd.includes('local-env.mjs check'), seconds: 90 });

@@ -4,9 +4,9 @@
 // goes through `folio-perf run WORKFLOW=search`, the same path as `make run WORKFLOW=search`.
 import { test, before } from 'node:test';
 import assert from 'node:assert/strict';
-import { readFileSync, writeFileSync } from 'node:fs';
+import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { repo, env, bin, influxQuery, run } from './helpers.mjs';
+import { repo, env, bin, influxQuery, run, valuesInRun, cellsOfRun } from './helpers.mjs';
 import { TEMPLATES } from '../../lib/search/templates.js';
 import { METRICS as M, PHASES } from '../../lib/metrics.js';
 
@@ -106,6 +106,21 @@ test('InfluxDB: every template has samples by name, group and kind in both phase
   const slow = await influxQuery(`SELECT sum("value") FROM "${M.searchSlow}" WHERE "testid" = ${q(testid)}`);
   const tableSlow = searchRun().summary.tables.searchSteps.reduce((n, st) => n + st.slow, 0);
   assert.equal(slow.length ? slow[0].values[0][1] : 0, tableSlow);
+});
+
+test('InfluxDB: none of the query values the run drew from data/search is in any tag or field of its points', async () => {
+  assert.equal(searchRun().status, 0);
+  // The values of two words or more (sentences, names, subjects): a single dictionary word may be a
+  // word of a request's name too (`expiry` of POST /authn/login-with-expiry), so for those the
+  // check below is that no value holds a query string at all.
+  const dir = join(repo, 'data', 'search');
+  const values = [...new Set(readdirSync(dir).filter((f) => f.endsWith('.csv'))
+    .flatMap((f) => readFileSync(join(dir, f), 'utf8').split('\n').map((l) => l.trim())))].filter((v) => /\S\s+\S/.test(v));
+  assert.ok(values.length > 1000, `${values.length} query values`);
+  const hits = await valuesInRun(testid, values);
+  assert.deepEqual(hits.slice(0, 10), [], `${hits.length} values hold a query value of the run`);
+  const urls = [...(await cellsOfRun(testid))].filter(([cell]) => /[?&][A-Za-z]+=/.test(cell));
+  assert.deepEqual(urls.slice(0, 10), [], 'no value holds a query string');
 });
 
 // k6 straight, against the minifolio the run left up: bad settings stop it in init, one line.

@@ -25,6 +25,15 @@ test('retarget: an https element on port 443 or no port gets http and the target
   }
 });
 
+test('retarget with tls: the https stays, only the port becomes the TLS front\'s', () => {
+  const r = retarget(el('ConfigTestElement', { domain: '${hostName}', port: '443', protocol: 'https', path: '' }), { port: 40443, tls: true });
+  assert.equal(r.changed, 1);
+  assert.match(r.xml, /name="HTTPSampler.protocol">https</);
+  assert.match(r.xml, /name="HTTPSampler.port">40443</);
+  assert.equal(parseArgs(['p.jmx', '--tls']).tls, true);
+  assert.equal(parseArgs(['p.jmx']).tls, false);
+});
+
 test('retarget: a port property JMeter left out (empty) is added', () => {
   const r = retarget(el('HTTPSamplerProxy', { domain: '${hostname}', protocol: 'https', path: '/authn/login' }), { port: 9130 });
   assert.equal(r.changed, 1);

@@ -12,6 +12,7 @@ import { tmpdir } from 'node:os';
 import { join, dirname } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { workflowNames, scriptPath } from '../../tools/workflows.mjs';
+import { STORED_METRICS } from '../../lib/metrics.js';
 
 const repo = join(dirname(fileURLToPath(import.meta.url)), '..', '..');
 const bin = (n) => join(process.env.FP_BIN || join(repo, 'bin'), n);
@@ -111,9 +112,16 @@ test('passwords only by Secret reference; run-wide tags and one InfluxDB for eve
       assert.equal((run.match(/name: FOLIO_PASSWORD\n\s+valueFrom:\n\s+secretKeyRef:/g) || []).length, 2, 'runner and initializer read FOLIO_PASSWORD from the Secret');
       for (const tag of ['testid=$(TESTID)', 'release=$(RELEASE)', 'target=$(TARGET)', 'instance=$(POD_NAME)']) assert.ok(run.includes(`- ${tag}`), `${nameOf(run)}: --tag ${tag}`);
       assert.ok(run.includes('- influxdb-lp=$(INFLUX_URL)/k6'));
+      // InfluxDB's credentials: from the Secret (optional keys), never in INFLUX_URL or the arguments
+      for (const k of ['K6_INFLUXDB_USERNAME', 'K6_INFLUXDB_PASSWORD']) {
+        assert.equal((run.match(new RegExp(`name: ${k}\\n\\s+valueFrom:\\n\\s+secretKeyRef:`, 'g')) || []).length, 2, `${k} from the Secret`);
+      }
+      assert.equal((run.match(/optional: true/g) || []).length, 4, 'keys an InfluxDB without auth leaves out of the Secret');
       assert.match(run, /parallelism: [2-9]/);
     }
     assert.match(yaml, /INFLUX_URL: http/);
+    assert.match(yaml, new RegExp(`K6_INFLUXDB_METRICS: ${STORED_METRICS.join(',')}\\n`), 'the runners write what the readers read');
+    assert.doesNotMatch(/INFLUX_URL: (\S+)/.exec(yaml)[1], /@/, 'no credentials in INFLUX_URL (a ConfigMap, and k6\'s argv)');
   }
   // The overlays differ in what they are for: the target and the InfluxDB address.
   const influx = overlays.map((o) => /INFLUX_URL: (\S+)/.exec(built[o].yaml)[1]);

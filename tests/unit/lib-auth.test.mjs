@@ -65,20 +65,21 @@ test('legacy login: token from x-okapi-token or okapiToken; exp read from the JW
   assert.equal(jwtExpiryMs('not-a-jwt'), null);
 });
 
-test('margin: 60 s for FOLIO\'s 10-minute tokens (PTF: < 50-60 s), a quarter of short lifetimes', () => {
-  assert.equal(refreshMarginMs(600_000), 60_000);
-  assert.equal(refreshMarginMs(20_000), 5_000);
+test('renewal at 80 % of the lifetime, as the staff UI rotates: 8 min into 10-minute tokens, 48 s into 60 s ones', () => {
+  assert.equal(refreshMarginMs(600_000), 120_000);
+  assert.equal(refreshMarginMs(60_000), 12_000);
+  assert.equal(refreshMarginMs(20_000), 4_000);
   assert.equal(refreshMarginMs(4_000), 2_000, 'never below 2 s');
   assert.equal(refreshMarginMs(NaN), 2_000);
 });
 
 test('renewal: none while fresh, refresh inside the margin, login when nothing can be refreshed', () => {
   const s = { accessToken: 'a', refreshToken: 'r', issuedAt: T0, accessExpiresAt: T0 + 600_000, refreshExpiresAt: T0 + 604_800_000 };
-  assert.equal(renewalAction(s, T0 + 539_000), 'none');
-  assert.equal(renewalAction(s, T0 + 541_000), 'refresh');
+  assert.equal(renewalAction(s, T0 + 479_000), 'none');
+  assert.equal(renewalAction(s, T0 + 481_000), 'refresh');
   assert.equal(renewalAction(s, T0 + 700_000), 'refresh', 'already expired: still refreshable');
-  assert.equal(renewalAction({ ...s, refreshToken: null }, T0 + 541_000), 'login', 'legacy token with exp');
-  assert.equal(renewalAction({ ...s, refreshExpiresAt: T0 + 560_000 }, T0 + 541_000), 'login', 'refresh token about to expire');
+  assert.equal(renewalAction({ ...s, refreshToken: null }, T0 + 481_000), 'login', 'legacy token with exp');
+  assert.equal(renewalAction({ ...s, refreshExpiresAt: T0 + 560_000 }, T0 + 481_000), 'login', 'refresh token about to expire');
   assert.equal(renewalAction({ ...s, accessExpiresAt: null }, T0 + 10 ** 9), 'none', 'non-expiring legacy token');
   assert.equal(renewalAction(null, T0), 'login');
 });

@@ -29,6 +29,12 @@ test('every profile is bounded in time and has the documented shape', () => {
   assert.equal(knee[0], 1);
   assert.equal(knee.at(-1), 25);
   assert.ok(knee.every((v, i) => i === 0 || v > knee[i - 1]));
+  // PTF's Eureka-era CICO reports: 8, 20, 30, 75 users x 45 min; longevity 30 users x 10 h.
+  assert.deepEqual(buildProfile('ptf-eureka').steps, [8, 20, 30, 75]);
+  assert.equal(buildProfile('ptf-eureka').durationMs, 45 * 60_000);
+  assert.deepEqual(Object.values(buildProfile('ptf-eureka').scenarios).map((x) => x.tags.vus), ['8', '20', '30', '75']);
+  assert.deepEqual(buildProfile('longevity-eureka').steps, [30]);
+  assert.equal(buildProfile('longevity-eureka').durationMs, 10 * 3600_000);
   for (const name of Object.keys(PROFILES)) {
     const p = buildProfile(name);
     assert.ok(p.totalMs > 0 && p.totalMs <= 48 * 3600_000, name);

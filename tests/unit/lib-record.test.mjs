@@ -42,7 +42,9 @@ test('Eureka: applications and their modules from the entitlements, the gateway 
   const body = fixture('eureka-entitlements.json');
   const e = eurekaModules(body);
   assert.deepEqual(e.applications.map((a) => a.id), ['app-circulation-1.0.12', 'app-platform-minimal-2.0.19']);
-  assert.equal(e.modules.length, 6);
+  // the UI modules too: which screens a run replays follows their versions (lib/cico/releases.js)
+  assert.equal(e.modules.length, 7);
+  assert.deepEqual(e.modules.find((m) => m.name === 'folio_users'), { id: 'folio_users-11.0.3', name: 'folio_users', version: '11.0.3', application: 'app-platform-minimal-2.0.19' });
   assert.deepEqual(e.modules.find((m) => m.name === 'mod-circulation'), { id: 'mod-circulation-24.4.3', name: 'mod-circulation', version: '24.4.3', application: 'app-circulation-1.0.12' });
   const r = buildRecord({
     tenant: 'fs09000000',
@@ -55,11 +57,11 @@ test('Eureka: applications and their modules from the entitlements, the gateway 
   assert.equal(r.platform, 'Eureka');
   assert.equal(r.gateway, 'kong 3.9.1');
   assert.equal(r.modulesSource, `GET ${EUREKA_APPLICATIONS('fs09000000')}`);
-  assert.equal(r.modules.length, 6);
+  assert.equal(r.modules.length, 7);
   assert.equal(r.applications.length, 2);
-  // the descriptors' launch environment (a database password, a barcode) and the UI modules stay out
+  // the descriptors' launch environment (a database password, a barcode) stays out
   const text = JSON.stringify(r);
-  for (const secret of ['s3cret-db-pw', '31234000000001', 'DB_PASSWORD', 'launchDescriptor', 'folio_users', 'http://mod-users']) assert.ok(!text.includes(secret), secret);
+  for (const secret of ['s3cret-db-pw', '31234000000001', 'DB_PASSWORD', 'launchDescriptor', 'http://mod-users']) assert.ok(!text.includes(secret), secret);
 });
 
 test('what a target does not answer is named in problems, never thrown; no guess', () => {

@@ -3,6 +3,7 @@ import assert from 'node:assert/strict';
 import { checkOut, checkIn, parseDistribution, selectTransaction, CHECK_IN, CHECK_OUT } from '../../lib/cico/transactions.js';
 import { parseThink, thinkMs } from '../../lib/think.js';
 import { CICO_API_NAMES } from '../../lib/cico/api.js';
+import { UI_RELEASE_NAMES } from '../../lib/cico/releases.js';
 
 const USER = '4f0e711c-d583-41e0-9555-b62f1725023f';
 const GROUP = '3684a786-6671-4268-8ed0-9db82ebca60b';
@@ -23,7 +24,8 @@ function folioAnswer(req) {
   if (path === '/circulation/check-in-by-barcode') {
     return [200, JSON.stringify({ item: { id: ITEM, status: { name: 'Available' } }, loan: { id: LOAN, userId: USER, lostItemPolicyId: LIP, status: { name: 'Closed' } } })];
   }
-  const key = { '/configurations/entries': 'configs', '/groups': 'usergroups', '/users': 'users', '/accounts': 'accounts', '/circulation/loans': 'loans', '/circulation/requests': 'requests', '/proxiesfor': 'proxiesFor', '/manualblocks': 'manualblocks', '/lost-item-fees-policies': 'lostItemFeePolicies', '/staff-slips-storage/staff-slips': 'staffSlips' }[path] || (path.startsWith('/note-links/') ? 'notes' : null);
+  if (path === '/users/configurations/entry') return [200, JSON.stringify({ id: GROUP, configName: 'PROFILE_PICTURE_CONFIG', enabled: false })];
+  const key = { '/circulation/settings': 'circulationSettings', '/user/settings': 'settings', '/loan-storage/loans': 'loans', '/configurations/entries': 'configs', '/groups': 'usergroups', '/users': 'users', '/accounts': 'accounts', '/circulation/loans': 'loans', '/circulation/requests': 'requests', '/proxiesfor': 'proxiesFor', '/manualblocks': 'manualblocks', '/lost-item-fees-policies': 'lostItemFeePolicies', '/staff-slips-storage/staff-slips': 'staffSlips' }[path] || (path.startsWith('/note-links/') ? 'notes' : null);
   assert.ok(key, `unexpected request ${req.method} ${req.url}`);
   return [200, JSON.stringify({ [key]: [], totalRecords: 0 })];
 }
@@ -126,10 +128,12 @@ test('PREFLIGHT=true sends an OPTIONS before every call and counts it in the tim
   assert.equal(rf.failedAt, 'OPTIONS /groups');
 });
 
-test('every name sent is a templated path in CICO_API_NAMES (no ids, no query values)', () => {
+test('every name sent by any UI release is a templated path in CICO_API_NAMES (no ids, no query values)', () => {
   const c = recorder();
-  checkOut(c, input);
-  checkIn(c, input);
+  for (const release of UI_RELEASE_NAMES) {
+    assert.equal(checkOut(c, input, {}, release).ok, true, release);
+    assert.equal(checkIn(c, { ...input, sessionId: LOAN }, {}, release).ok, true, release);
+  }
   const names = new Set(c.log.filter((e) => e.kind === 'call').map((e) => e.name));
   assert.deepEqual([...names].sort(), [...CICO_API_NAMES].sort());
   for (const n of names) assert.ok(!n.includes('?') && !n.includes(USER) && !/[0-9a-f]{8}-/.test(n), n);
@@ -200,4 +204,97 @@ test('DISTRIBUTION: PTF selector, 43 % check-in by default', () => {
   assert.equal(selectTransaction(parseDistribution('100-0'), 0.9999), CHECK_IN);
   assert.throws(() => parseDistribution('50-60'), /adds up to 110/);
   assert.throws(() => parseDistribution('half'), /DISTRIBUTION "half"/);
+});
+
+// ---- UI releases: the sequences as the UI sources list them --------------------------------------
+
+const urls = (c) => c.log.filter((e) => e.kind === 'call').map((e) => decodeURIComponent(e.url));
+
+test('Sunflower check-out: ui-checkout 12.0.2 request by request (page load, patron, patron pane, item, after)', () => {
+  const c = recorder();
+  const r = checkOut(c, input, {}, 'sunflower');
+  assert.equal(r.ok, true);
+  assert.deepEqual(urls(c), [
+    '/configurations/entries?query=(module==CHECKOUT and configName==other_settings)',
+    '/users/configurations/entry',
+    '/groups',
+    '/users?query=(barcode=="u-0001")',
+    `/manualblocks?query=userId==${USER}`,
+    `/automated-patron-blocks/${USER}?limit=10000`,
+    `/proxiesfor?query=query=(proxyUserId==${USER})`,
+    `/circulation/requests?query=(requesterId==${USER} and pickupServicePointId==${SP} and status=="Open - Awaiting pickup")`,
+    `/groups?query=(id==${GROUP})`,
+    `/circulation/loans?query=(userId==${USER} and status.name<>Closed)&limit=1`,
+    `/accounts?query=(userId==${USER} and status.name<>Closed)&limit=10000`,
+    `/circulation/requests?query=(requesterId==${USER} and status=="Open*")&limit=10000`,
+    `/proxiesfor?query=query=(userId==${USER})&limit=80`,
+    `/proxiesfor?query=query=(proxyUserId==${USER})&limit=80`,
+    `/note-links/domain/users/type/user/id/${USER}?limit=10000&order=desc&status=assigned`,
+    '/inventory/items?limit=100&query=barcode=="i-0001"&offset=0',
+    '/circulation/check-out-by-barcode',
+    `/automated-patron-blocks/${USER}?limit=10000`,
+    `/circulation/loans?query=(userId==${USER} and status.name<>Closed)&limit=1`,
+    `/circulation/requests?query=(requesterId==${USER} and status=="Open*")&limit=10000`,
+  ]);
+  const post = c.log.find((e) => e.name === 'POST /circulation/check-out-by-barcode');
+  assert.deepEqual(Object.keys(JSON.parse(post.body)), ['itemBarcode', 'userBarcode', 'servicePointId', 'loanDate']);
+  assert.equal(c.log.filter((e) => e.kind === 'think').length, 4, "PTF's Orchid timers at the same moments");
+});
+
+test('Sunflower check-in: ui-checkin 11.0.3, the check-in session id first in the body', () => {
+  const c = recorder();
+  const r = checkIn(c, { ...input, sessionId: LOAN }, {}, 'sunflower');
+  assert.equal(r.ok, true);
+  assert.equal(r.hadLoan, true);
+  assert.deepEqual(urls(c), [
+    '/groups',
+    '/users',
+    '/staff-slips-storage/staff-slips?limit=1000',
+    '/service-points?limit=1000',
+    '/configurations/entries?query=(module=CHECKOUT and configName=other_settings)',
+    '/inventory/items?limit=100&query=barcode==i-0001&offset=0',
+    '/circulation/check-in-by-barcode',
+    `/accounts?query=loanId=="${LOAN}"`,
+    `/circulation/requests?query=(itemId==${ITEM} and (status=="Open - Awaiting pickup" or status=="Open - Awaiting delivery"))`,
+    `/lost-item-fees-policies?query=id==${LIP}`,
+    `/accounts?query=(userId==${USER} and itemId==${ITEM}) AND (status.name=="Open" OR status.name=="Closed")`,
+    `/accounts?query=(userId==${USER} and itemId==${ITEM} and loanId==${LOAN}) and status.name=="Open"`,
+  ]);
+  const post = c.log.find((e) => e.name === 'POST /circulation/check-in-by-barcode');
+  assert.deepEqual(JSON.parse(post.body), { sessionId: LOAN, servicePointId: SP, checkInDate: input.now, itemBarcode: 'i-0001' });
+  // A barcode that is not a plain word is quoted, so it cannot change the query.
+  const q = recorder();
+  checkIn(q, { ...input, itemBarcode: 'i 1 or x=y', sessionId: LOAN }, {}, 'sunflower');
+  assert.ok(urls(q).includes('/inventory/items?limit=100&query=barcode=="i 1 or x=y"&offset=0'), urls(q).join('\n'));
+});
+
+test('Trillium = Sunflower with ui-checkout 13 / ui-checkin 12 changes: settings from mod-circulation and mod-users, loan pre-checks', () => {
+  const diff = (kind, run) => {
+    const s = recorder();
+    const t = recorder();
+    assert.equal(run(s, 'sunflower').ok, true);
+    assert.equal(run(t, 'trillium').ok, true);
+    const a = urls(s);
+    const b = urls(t);
+    return { removed: a.filter((u) => !b.includes(u)), added: b.filter((u) => !a.includes(u)), b };
+  };
+  const out = diff('check-out', (c, r) => checkOut(c, input, {}, r));
+  assert.deepEqual(out.removed, ['/configurations/entries?query=(module==CHECKOUT and configName==other_settings)', '/users/configurations/entry']);
+  assert.deepEqual(out.added, [
+    '/circulation/settings?query=(name==other_settings)',
+    '/user/settings',
+    `/circulation/loans?query=(userId==${USER} and checkoutServicePointId==${SP} and forUseAtLocation.status="Held")`,
+    `/loan-storage/loans?query=itemId==${ITEM} and status.name<>Closed&limit=1`,
+  ]);
+  // The item's loan is read between the item lookup and the check-out.
+  const post = out.b.indexOf('/circulation/check-out-by-barcode');
+  assert.equal(out.b[post - 1], `/loan-storage/loans?query=itemId==${ITEM} and status.name<>Closed&limit=1`);
+  const inn = diff('check-in', (c, r) => checkIn(c, { ...input, sessionId: LOAN }, {}, r));
+  assert.deepEqual(inn.removed, ['/configurations/entries?query=(module=CHECKOUT and configName=other_settings)']);
+  assert.deepEqual(inn.added, ['/circulation/settings?query=(name==other_settings)', `/circulation/loans?query=itemId=="${ITEM}" and status.name==Open`]);
+  assert.equal(inn.b[inn.b.indexOf('/circulation/check-in-by-barcode') - 1], `/circulation/loans?query=itemId=="${ITEM}" and status.name==Open`);
+});
+
+test('an unknown UI_RELEASE is refused with the names to use', () => {
+  assert.throws(() => checkOut(recorder(), input, {}, 'ramsons'), /UI_RELEASE "ramsons" is not a UI release .*fix: use one of UI_RELEASE=orchid, UI_RELEASE=sunflower, UI_RELEASE=trillium/);
 });

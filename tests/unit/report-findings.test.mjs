@@ -205,6 +205,20 @@ test('search: the worst request, the slowest group, the cost of the reindex per 
   assert.match(report(baseOnly, searchData({ steps: [searchData().steps[0]] }), searchTools).by('reindex-cost')[0].cannot, /no reindex phase/);
 });
 
+const otherCounts = data({
+  steps: [{ vus: 1, fromMs: 0, toMs: 300_000 }, { vus: 8, fromMs: 301_000, toMs: 600_000 }],
+  moduleSteps: data().moduleSteps.map((s, i) => (i === 1 ? { ...s, vus: 8 } : s)),
+  connections: [{ vus: 1, phase: null, avg: 10, max: 12 }, { vus: 8, phase: null, avg: 40, max: 44 }],
+});
+
+test('against a run of other user counts: findings read this run\'s rows, never the previous release\'s own', () => {
+  const r = report(cico, data(), cicoTools, { against: { summary: previous(), data: otherCounts }, rules });
+  assert.equal(r.by('connections')[0].text, 'Database connections at 5 users: 25.0 on average, +150.0% from the first step');
+  assert.equal(r.by('connections')[0].row, '5');
+  assert.equal(r.by('top-cpu')[0].row, 'mod-circulation|5');
+  assert.equal(r.t.get('db-connections').rows.at(-1).at(-1), 'only in A');
+});
+
 test('whole reports: every number of every finding is in the row it cites (CICO, search, against a run, against a baseline file)', () => {
   const baseline = JSON.parse(readFileSync(new URL('../../baselines/minifolio-fast.json', import.meta.url), 'utf8'));
   const regression = { transactions: { stats: ['p(95)'], tolerance: 0.25, slackMs: 75 }, apis: { stats: ['p(95)'], tolerance: 0.5, slackMs: 50, names: null } };
@@ -214,6 +228,8 @@ test('whole reports: every number of every finding is in the row it cites (CICO,
     'cico against lotus': report(cico, data(), cicoTools, { against: { summary: previous(), data: data() }, rules }),
     'search against itself': report(search, searchData(), searchTools, { against: { summary: search, data: searchData() }, rules }),
     'cico against a baseline': report(cico, data(), cicoTools, { against: { baseline, name: 'minifolio-fast', regression }, rules }),
+    // the previous release ran other user counts: its rows come after this run's, "only in A"
+    'cico against a run of other user counts': report(cico, data(), cicoTools, { against: { summary: previous(), data: otherCounts }, rules }),
   };
   for (const [name, r] of Object.entries(cases)) {
     const items = checkSummary(r.md);

@@ -1,5 +1,6 @@
 // The GitHub Actions workflows: every action pinned by a full commit SHA with its tag in a comment,
-// read-only token, a supported Node, and the perf gate going through `folio-perf verdict`.
+// read-only token, a supported Node, and the perf gate going through `folio-perf verdict`
+// (folio-gate.yml, the gate on your FOLIO: tests/unit/github-*.test.mjs).
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync, readdirSync } from 'node:fs';
@@ -10,8 +11,8 @@ const repo = join(dirname(fileURLToPath(import.meta.url)), '..', '..');
 const dir = join(repo, '.github', 'workflows');
 const files = readdirSync(dir).filter((f) => f.endsWith('.yml'));
 
-test('both workflows exist', () => {
-  assert.deepEqual(files.sort(), ['ci.yml', 'perf-gate.yml']);
+test('the three workflows exist', () => {
+  assert.deepEqual(files.sort(), ['ci.yml', 'folio-gate.yml', 'perf-gate.yml']);
 });
 
 for (const f of files) {

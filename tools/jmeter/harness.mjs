@@ -3,8 +3,9 @@
 // to another host from leaving the machine. tools/jmeter/run.mjs is its command line; the
 // benchmarks (tools/bench-jmeter.mjs) call runPlan() and sample the JVM's CPU while it runs.
 
-import { spawn } from 'node:child_process';
-import { createServer } from 'node:http';
+import { spawn, spawnSync } from 'node:child_process';
+import { createServer, request as httpRequest } from 'node:http';
+import { createServer as createTlsServer } from 'node:https';
 import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { basename, dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -39,12 +40,48 @@ async function startGuard() {
 }
 
 /**
+ * A TLS front of the plain-HTTP target on loopback, for plans written for https FOLIO (--tls): the
+ * plan keeps its https, so a cookie its login set `Secure` travels on its next requests as it does
+ * on a real FOLIO (JMeter's cookie manager, like a browser's, keeps a Secure cookie for https).
+ * The certificate is self-signed for 127.0.0.1, made for the run in `dir` (openssl) and removed
+ * after; JMeter accepts any server certificate unless told otherwise. Every request and answer
+ * passes byte for byte: header names as sent, every Set-Cookie, the body.
+ */
+async function startTlsFront(target, dir) {
+  const key = join(dir, '.tls-key.pem');
+  const cert = join(dir, '.tls-cert.pem');
+  const r = spawnSync('openssl', ['req', '-x509', '-newkey', 'rsa:2048', '-nodes', '-keyout', key, '-out', cert, '-days', '1', '-subj', '/CN=127.0.0.1', '-addext', 'subjectAltName=IP:127.0.0.1,DNS:localhost'], { encoding: 'utf8' });
+  if (r.status !== 0) throw new Error(`openssl could not make the TLS front's certificate (${(r.stderr || r.error?.message || '').trim().split('\n')[0]}); fix: install openssl (make deps)`);
+  const t = new URL(target);
+  const server = createTlsServer({ key: readFileSync(key), cert: readFileSync(cert) }, (req, res) => {
+    const up = httpRequest({ host: t.hostname, port: t.port, method: req.method, path: req.url, headers: req.rawHeaders }, (ans) => {
+      res.writeHead(ans.statusCode, ans.statusMessage, ans.rawHeaders);
+      ans.pipe(res);
+    });
+    up.on('error', (e) => {
+      res.writeHead(502, { 'content-type': 'text/plain' });
+      res.end(`folio-perf: the TLS front could not reach ${target} (${e.message})\n`);
+    });
+    req.pipe(up);
+  });
+  await new Promise((ok) => server.listen(0, '127.0.0.1', ok));
+  return {
+    port: server.address().port,
+    close: () => {
+      rmSync(key, { force: true });
+      rmSync(cert, { force: true });
+      return new Promise((ok) => server.close(ok));
+    },
+  };
+}
+
+/**
  * The plan's working copy in `dir`: the plan pointed at the target (retarget), beside links to
  * every other file of the plan's directory, so the paths the plan builds from its own directory
  * (${__BeanShell(...getBaseDir())}/jmeter-supported-data/...) find them; `data`'s entries are
  * laid over those (generated CSVs). Returns the copy's path and the plan's transaction names.
  */
-export function workingCopy({ plan, data, dir, port }) {
+export function workingCopy({ plan, data, dir, port, tls = false }) {
   const planDir = dirname(resolve(plan));
   mkdirSync(dir, { recursive: true });
   const link = (from, name) => {
@@ -54,7 +91,7 @@ export function workingCopy({ plan, data, dir, port }) {
   for (const name of readdirSync(planDir)) if (name !== basename(plan)) link(planDir, name);
   if (data) for (const name of readdirSync(resolve(data))) link(resolve(data), name);
   const xml = readFileSync(plan, 'utf8');
-  const r = retarget(xml, { port });
+  const r = retarget(xml, { port, tls });
   const copy = join(dir, basename(plan));
   rmSync(copy, { force: true });
   writeFileSync(copy, r.xml);
@@ -76,7 +113,18 @@ export async function runPlan(opts) {
   if (!existsSync(opts.plan)) throw new Error(`plan ${opts.plan} does not exist; fix: give the path of a .jmx file`);
   const out = resolve(opts.out);
   mkdirSync(out, { recursive: true });
-  const wc = workingCopy({ plan: opts.plan, data: opts.data, dir: join(out, 'plan'), port: Number(target.port || 80) });
+  const front = opts.tls ? await startTlsFront(opts.target, out) : null;
+  try {
+    return await runPointed(opts, out, front ? { port: front.port, tls: true } : { port: Number(target.port || 80), tls: false });
+  } finally {
+    if (front) await front.close();
+  }
+}
+
+async function runPointed(opts, out, { port, tls }) {
+  const home = jmeterHome();
+  const launcher = join(home, 'bin', 'ApacheJMeter.jar');
+  const wc = workingCopy({ plan: opts.plan, data: opts.data, dir: join(out, 'plan'), port, tls });
 
   // Secrets reach JMeter through a property file only this user can read, deleted after the run,
   // never through the command line (ps shows it) or the JTL.

@@ -27,9 +27,10 @@ const prop = (name) => new RegExp(`<stringProp name="HTTPSampler\\.${name}"(?:/>
  * element whose protocol is https on port 443 or no port gets http and the given port; an element
  * with another port (another service), with no protocol (it inherits the defaults') or with http
  * already is left as it is. Nothing else changes: requests, headers, assertions, timers.
+ * tls: the port is the harness's TLS front of the target, and the scheme stays https.
  * Returns { xml, changed } (changed: how many elements were pointed).
  */
-export function retarget(xml, { port }) {
+export function retarget(xml, { port, tls = false }) {
   if (!Number.isInteger(port) || port < 1 || port > 65535) throw new Error(`port ${port} is not a TCP port`);
   let changed = 0;
   const out = xml.replace(HTTP_ELEMENT, (whole, tag, attrs, rest, body) => {
@@ -39,7 +40,7 @@ export function retarget(xml, { port }) {
     const portNow = prop('port').exec(body);
     const portText = portNow ? (portNow[1] || '').trim() : '';
     if (portText !== '' && portText !== '443') return whole;
-    let b = body.replace(prop('protocol'), '<stringProp name="HTTPSampler.protocol">http</stringProp>');
+    let b = tls ? body : body.replace(prop('protocol'), '<stringProp name="HTTPSampler.protocol">http</stringProp>');
     const p = `<stringProp name="HTTPSampler.port">${port}</stringProp>`;
     b = portNow ? b.replace(prop('port'), p) : b.replace(prop('protocol'), (m) => `${m}\n${p}`);
     changed++;
@@ -60,18 +61,20 @@ function unescapeXml(s) {
 }
 
 /**
- * The harness's command line: run.mjs PLAN.jmx [--target URL] [--out DIR] [--data DIR]
+ * The harness's command line: run.mjs PLAN.jmx [--target URL] [--out DIR] [--data DIR] [--tls]
  * [--secret NAME=ENV]... [-Jname=value]... Throws a one-line message with the fix on bad input.
  */
 export function parseArgs(argv) {
-  const o = { plan: null, target: null, out: null, data: null, secrets: [], props: [] };
+  const o = { plan: null, target: null, out: null, data: null, secrets: [], props: [], tls: false };
   const value = (i, flag) => {
     if (i + 1 >= argv.length) throw new Error(`${flag} needs a value`);
     return argv[i + 1];
   };
   for (let i = 0; i < argv.length; i++) {
     const a = argv[i];
-    if (a === '--target' || a === '--out' || a === '--data') {
+    if (a === '--tls') {
+      o.tls = true;
+    } else if (a === '--target' || a === '--out' || a === '--data') {
       o[a.slice(2)] = value(i, a);
       i++;
     } else if (a === '--secret') {
@@ -85,7 +88,7 @@ export function parseArgs(argv) {
       if (!m) throw new Error(`"${a}" is not a JMeter property; fix: write -Jname=value`);
       o.props.push({ name: m[1], value: m[2] });
     } else if (a.startsWith('-')) {
-      throw new Error(`unknown option "${a}"; fix: use --target, --out, --data, --secret or -Jname=value`);
+      throw new Error(`unknown option "${a}"; fix: use --target, --out, --data, --secret, --tls or -Jname=value`);
     } else if (o.plan === null) {
       o.plan = a;
     } else {

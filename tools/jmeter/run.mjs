@@ -6,12 +6,13 @@
 //
 //   make jmeter                                  # once: Apache JMeter 5.6.3 from Maven Central
 //   node tools/jmeter/run.mjs PLAN.jmx [--target http://127.0.0.1:9130] [--data DIR] [--out DIR]
-//        [--secret NAME=ENV_VAR]... [-Jname=value]...
+//        [--tls] [--secret NAME=ENV_VAR]... [-Jname=value]...
 //
 // --target  the FOLIO to load: on this machine only (default minifolio's, FP_MINIFOLIO_PORT of
 //           defaults.env or the environment)
 // --data    a directory whose entries are laid over the plan's own (e.g. jmeter-supported-data/)
 // --out     where the results go (default results/jmeter-<plan>-<UTC time>)
+// --tls     keep the plan's https: a TLS front of the target on loopback (Secure cookies flow)
 // --secret  JMeter property NAME from environment variable ENV_VAR, through a private file
 // -J...     JMeter properties, as on JMeter's command line (-JVUSERS=8 -JDURATION=300 ...;
 //           -Jtimer.factor=0 removes the uniform random timers' think time)
@@ -42,7 +43,7 @@ const out = o.out || join(repo, 'results', makeTestId(`jmeter-${basename(o.plan,
 
 let r;
 try {
-  r = await runPlan({ plan: o.plan, target, out, data: o.data, props: o.props, secrets: o.secrets });
+  r = await runPlan({ plan: o.plan, target, out, data: o.data, props: o.props, secrets: o.secrets, tls: o.tls });
 } catch (e) {
   die(e.message);
 }

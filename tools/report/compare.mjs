@@ -11,6 +11,7 @@ import { tools } from '../workflows.mjs';
 import { compareDatabase, compareLongevity } from './compare-db.mjs';
 import { renderMarkdown } from './render-md.mjs';
 import { renderHtml } from './render-html.mjs';
+import { migrationSection, platformOf } from './migration.mjs';
 
 // A workflow without a regression section (search) is judged by CICO's transaction rule.
 export const FALLBACK_RULE = { tolerance: 0.25, slackMs: 75 };
@@ -36,13 +37,17 @@ export function readRules(thresholdsFile, workflow) {
 export function buildComparison(A, B, dataA, dataB, rules, wf) {
   const name = A.meta.workflow;
   const blocks = wf.compareBlocks(A, B, rules);
-  const setup = ['testid', 'release', 'target', 'profile', 'steps', 'stepDuration', 'startedAt'].map((k) => [k, String(A.meta[k] ?? '-'), String(B.meta[k] ?? '-')]);
+  const setup = ['testid', 'release', 'target', 'profile', 'steps', 'stepDuration', 'startedAt', 'uiRelease'].map((k) => [k, String(A.meta[k] ?? '-'), String(B.meta[k] ?? '-')]);
+  setup.push(['platform', platformOf(A) || '-', platformOf(B) || '-']);
+  // Okapi against Eureka: the migration report, the hops' cost per API and per process.
+  const migration = migrationSection(A, B, dataA, dataB, rules.apis);
   return {
     title: `folio-perf ${name} comparison: ${A.meta.testid} (A, ${A.meta.release}) vs ${B.meta.testid} (B, ${B.meta.release})`,
     notes: A.meta.profile !== B.meta.profile ? [`The runs used different load profiles (${A.meta.profile} vs ${B.meta.profile}): compare the rows of the user counts both ran.`] : [],
     sections: [
       { id: 'setup', title: 'Runs', blocks: [{ type: 'table', id: 'cmp-setup', caption: 'A is the reference, B the candidate', columns: [{ label: 'Setting' }, { label: 'A' }, { label: 'B' }], rows: setup, source: 'summary.json meta' }] },
       { id: 'times', title: wf.title, blocks: [...blocks, compareErrors(dataA.errors, dataB.errors)] },
+      ...(migration ? [migration] : []),
       { id: 'modules', title: 'Modules', blocks: [compareModules(dataA.moduleSteps, dataB.moduleSteps, rules.transactions.tolerance)] },
       { id: 'database', title: 'Database', blocks: compareDatabase(dataA, dataB, rules.apis) },
       { id: 'longevity', title: 'Longevity', blocks: compareLongevity(dataA, dataB, rules.transactions) },

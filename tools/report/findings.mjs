@@ -196,10 +196,14 @@ export const connections = {
   judge(ctx) {
     const b = ctx.t('db-connections');
     if (!b) return cannot('the database section was not gathered');
-    if (b.rows.length === 0) return cannot('no postgresql samples for the run (Telegraf\'s postgresql input)');
-    if (b.rows.length === 1) return cannot('one user count: no growth of connections to judge');
-    const i = b.rows.length - 1;
-    return [finding(`Database connections at ${cellOf(b, i, 'Users')} users: ${fig(b, i, 'Average')} on average, ${cellOf(b, i, 'vs first step')} from the first step`, 'db-connections', b.keys[i])];
+    if (!b.keys.some((_, i) => typeof figValue(b, i, 'Average') === 'number')) return cannot('no postgresql samples for the run (Telegraf\'s postgresql input)');
+    // this run's rows (a comparison appends the previous release's own after them)
+    const mine = b.keys.map((k, i) => i).filter((i) => typeof figValue(b, i, 'Average') === 'number');
+    if (mine.length === 1) return cannot('one user count: no growth of connections to judge');
+    const st = topStep(ctx);
+    const i = st && mine.includes(rowIndex(b, stepKey(st))) ? rowIndex(b, stepKey(st)) : mine[mine.length - 1];
+    const at = st && b.keys[i] === stepKey(st) ? usersText(st) : `${cellOf(b, i, 'Users')} users`;
+    return [finding(`Database connections at ${at}: ${fig(b, i, 'Average')} on average, ${cellOf(b, i, 'vs first step')} from the first step${versus(ctx, b, i, 'Average')}`, 'db-connections', b.keys[i])];
   },
 };
 

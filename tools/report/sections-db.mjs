@@ -41,7 +41,7 @@ export function databaseSection(db, connections, n = 10) {
         { label: 'Users', get: stepKey },
         { label: 'Average', align: 'r', fmt: f1, get: (c) => c.avg, cmp: { rule: 'resources', toMs: 1 } },
         { label: 'Max', align: 'r', fmt: int, get: (c) => c.max, against: false },
-        { label: 'vs first step', align: 'r', fmt: signedPct, get: (c) => (c === conn[0] ? null : deltaPct(first, c.avg)), against: false },
+        { label: 'vs first step', align: 'r', fmt: signedPct, get: (c) => (c === conn[0] ? null : deltaPct(first, c.avg)) },
       ],
       data: conn,
       key: stepKey,

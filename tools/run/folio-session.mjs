@@ -13,6 +13,9 @@ import { ROOT } from '../cli/stack-defaults.mjs';
 import { defaultsFor } from '../defaults.mjs';
 
 const TIMEOUT_MS = 30000;
+// The first login to a Eureka tenant has its Keycloak realm set up (mod-login-keycloak on minifolio,
+// mgr-tenants on FOLIO): a minute or more on a busy machine.
+const LOGIN_TIMEOUT_MS = 180000;
 
 /** A failure with the exit code the run ends with: 1 a bad setting, 108 FOLIO refused or is away. */
 export class TargetError extends Error {
@@ -49,12 +52,12 @@ function failure(cfg, status, body, path) {
   return `login at ${cfg.folio.url}${path} failed (${detail}); fix: check the target's logs`;
 }
 
-async function call(cfg, method, path, { body, token } = {}) {
+async function call(cfg, method, path, { body, token, timeoutMs = TIMEOUT_MS } = {}) {
   const headers = { Accept: 'application/json', 'X-Okapi-Tenant': cfg.folio.tenant };
   if (body) headers['Content-Type'] = 'application/json';
   if (token) headers['X-Okapi-Token'] = token;
   try {
-    const res = await fetch(`${cfg.folio.url}${path}`, { method, headers, body: body ? JSON.stringify(body) : undefined, signal: AbortSignal.timeout(TIMEOUT_MS) });
+    const res = await fetch(`${cfg.folio.url}${path}`, { method, headers, body: body ? JSON.stringify(body) : undefined, signal: AbortSignal.timeout(timeoutMs) });
     return { status: res.status, headers: res.headers, body: await res.text() };
   } catch (e) {
     const why = (e.cause && (e.cause.code || e.cause.message)) || e.message;
@@ -66,8 +69,8 @@ async function call(cfg, method, path, { body, token } = {}) {
 export async function logIn(cfg) {
   const creds = { username: cfg.folio.user, password: cfg.folio.password };
   let path = '/authn/login-with-expiry';
-  let res = await call(cfg, 'POST', path, { body: creds });
-  if (res.status === 404) res = await call(cfg, 'POST', (path = '/authn/login'), { body: creds });
+  let res = await call(cfg, 'POST', path, { body: creds, timeoutMs: LOGIN_TIMEOUT_MS });
+  if (res.status === 404) res = await call(cfg, 'POST', (path = '/authn/login'), { body: creds, timeoutMs: LOGIN_TIMEOUT_MS });
   if (res.status !== 201) throw new TargetError(108, failure(cfg, res.status, res.body, path));
   const legacy = res.headers.get('x-okapi-token');
   if (legacy) return legacy;

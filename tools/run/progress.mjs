@@ -3,6 +3,7 @@
 // shows its own progress bar instead. A timer of this process, so it ends with the run and never
 // outlives the front door.
 import { METRICS, TAGS } from '../../lib/metrics.js';
+import { influxEndpoint } from '../../dashboards/src/influx-query.mjs';
 
 /** The InfluxQL that counts the run's requests of the last `everyS` seconds, by outcome. */
 export function progressQuery(testid, everyS) {
@@ -31,7 +32,9 @@ export function progressLine(elapsedS, counted, everyS, testid) {
 async function count(influxUrl, testid, everyS) {
   const params = new URLSearchParams({ db: 'k6', q: progressQuery(testid, everyS) });
   try {
-    const res = await fetch(`${influxUrl}/query?${params}`, { signal: AbortSignal.timeout(5000) });
+    // InfluxDB's credentials (K6_INFLUXDB_USERNAME/PASSWORD, as k6's output takes them) as a header.
+    const { base, headers } = influxEndpoint(influxUrl);
+    const res = await fetch(`${base}/query?${params}`, { headers, signal: AbortSignal.timeout(5000) });
     if (!res.ok) return null;
     const body = await res.json();
     return countRequests(body.results?.[0]?.series);

@@ -23,6 +23,7 @@ import { platformArgs } from './platform.mjs';
 import { logIn, targetConfig, TargetError } from './folio-session.mjs';
 import { dbSnapshot } from './db-snapshot.mjs';
 import { MACHINE_ENV } from '../../lib/record.js';
+import { STORED_METRICS } from '../../lib/metrics.js';
 import { startProgress } from './progress.mjs';
 import { runOne, runRunners } from './k6.mjs';
 import { judgeSampleLoss } from './sample-loss.mjs';
@@ -121,6 +122,9 @@ export async function runCommand(givenEnv, { tty = Boolean(process.stdout.isTTY)
     K6_WEB_DASHBOARD: 'true',
     K6_WEB_DASHBOARD_PORT: '-1',
     K6_NO_USAGE_REPORT: 'true',
+    // Only what the dashboards, report and verdict read reaches InfluxDB (lib/metrics.js); a user's
+    // K6_INFLUXDB_METRICS ('*', or a longer list) writes k6's other metrics too.
+    K6_INFLUXDB_METRICS: env.K6_INFLUXDB_METRICS || STORED_METRICS.join(','),
     // The machine k6 runs on, for the run's record (lib/record.js): k6 cannot read /proc.
     [MACHINE_ENV.cores]: String(availableParallelism()),
     [MACHINE_ENV.memoryBytes]: String(totalmem()),

@@ -19,38 +19,66 @@ export function addLoss(docs) {
   return t;
 }
 
-/** Writes out/sample-loss.json from the runners' files that exist; false when none does. */
+/**
+ * Writes out/sample-loss.json from the runners' files that exist, with how many runners there were
+ * (runnersExpected): fewer files than runners is a loss nobody counted, judged `unknown`.
+ */
 export function mergeRunnerLoss(out, files) {
   const present = files.filter((f) => existsSync(f));
-  if (present.length === 0) return false;
-  const total = addLoss(present.map((f) => JSON.parse(readFileSync(f, 'utf8'))));
+  const total = { ...addLoss(present.map((f) => JSON.parse(readFileSync(f, 'utf8')))), runnersExpected: files.length };
   writeFileSync(join(out, 'sample-loss.json'), `${JSON.stringify(total, null, 2)}\n`);
-  return true;
+  return present.length > 0;
 }
 
-/** Judges the run's loss file; returns the run's exit code. */
-export function judgeSampleLoss({ out, rc, sampleLoss, say, warn }) {
-  const lossFile = join(out, 'sample-loss.json');
-  if (!existsSync(lossFile)) return rc;
-  let loss;
-  try {
-    loss = JSON.parse(readFileSync(lossFile, 'utf8'));
-    const summaryFile = join(out, 'summary.json');
-    if (existsSync(summaryFile)) {
-      const s = JSON.parse(readFileSync(summaryFile, 'utf8'));
-      s.sampleLoss = { samples: loss.samples, written: loss.written, dropped: loss.dropped, share: loss.share, reasons: loss.reasons };
-      writeFileSync(summaryFile, `${JSON.stringify(s, null, 2)}\n`);
-    }
-  } catch {
-    warn(`==> samples: ${lossFile} is unreadable; whether samples were lost is unknown`);
-    return sampleLoss === 'fail' && rc === 0 ? LOST_SAMPLES_EXIT : rc;
+/** The verdict on a loss document (null: none could be read) and the text folio-perf run prints. */
+export function judgeLoss(loss, file) {
+  if (!loss || typeof loss !== 'object' || !Number.isFinite(loss.samples)) {
+    return { verdict: 'unknown', text: `==> samples: ${file} is missing or unreadable (the output could not write it); whether samples were lost is unknown` };
+  }
+  if (Number.isFinite(loss.runnersExpected) && !(loss.runners >= loss.runnersExpected)) {
+    return {
+      verdict: 'unknown',
+      text: `==> samples: ${loss.runners ?? 0} of ${loss.runnersExpected} runners wrote their sample-loss file; whether the others' samples were lost is unknown (${loss.dropped} of ${loss.samples} lost by those that did)`,
+    };
   }
   if (loss.dropped > 0) {
-    say(`==> samples: lost ${loss.dropped} of ${loss.samples} (${(100 * loss.share).toFixed(2)} %) on the way to InfluxDB (reasons: ${lossFile})`);
-    if (sampleLoss === 'fail') {
-      say('==> the run fails for it (SAMPLE_LOSS=fail; SAMPLE_LOSS=warn only reports it)');
-      if (rc === 0) return LOST_SAMPLES_EXIT;
+    return { verdict: 'lost', text: `==> samples: lost ${loss.dropped} of ${loss.samples} (${(100 * loss.share).toFixed(2)} %) on the way to InfluxDB (reasons: ${file})` };
+  }
+  return { verdict: 'ok', text: `==> samples: all ${loss.samples} written to InfluxDB` };
+}
+
+/**
+ * Judges the run's loss file (judgeLoss) and folds it into summary.json;
+ * returns the run's exit code. A missing or unreadable file, or fewer runners' files than runners,
+ * is `unknown`: under SAMPLE_LOSS=fail it fails a passed run like a loss (a loss nobody counted is
+ * not no loss).
+ */
+export function judgeSampleLoss({ out, rc, sampleLoss, say, warn }) {
+  const lossFile = join(out, 'sample-loss.json');
+  let loss = null;
+  try {
+    loss = JSON.parse(readFileSync(lossFile, 'utf8'));
+  } catch {
+    loss = null;
+  }
+  const { verdict, text } = judgeLoss(loss, lossFile);
+  const summaryFile = join(out, 'summary.json');
+  if (existsSync(summaryFile)) {
+    try {
+      const s = JSON.parse(readFileSync(summaryFile, 'utf8'));
+      s.sampleLoss = loss && verdict !== 'unknown'
+        ? { samples: loss.samples, written: loss.written, dropped: loss.dropped, share: loss.share, reasons: loss.reasons }
+        : { unknown: true, why: text.replace(/^==> samples: /, ''), ...(loss ? { samples: loss.samples, written: loss.written, dropped: loss.dropped } : {}) };
+      writeFileSync(summaryFile, `${JSON.stringify(s, null, 2)}\n`);
+    } catch {
+      warn(`==> summary: ${summaryFile} is unreadable; its sampleLoss is not recorded`);
     }
-  } else say(`==> samples: all ${loss.samples} written to InfluxDB`);
+  }
+  (verdict === 'ok' ? say : warn)(text);
+  if (verdict === 'ok') return rc;
+  if (sampleLoss === 'fail') {
+    say('==> the run fails for it (SAMPLE_LOSS=fail; SAMPLE_LOSS=warn only reports it)');
+    if (rc === 0) return LOST_SAMPLES_EXIT;
+  }
   return rc;
 }

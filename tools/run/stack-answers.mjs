@@ -2,7 +2,8 @@
 // health port): a TCP connection to 127.0.0.1 each, nothing sent.
 import { connect } from 'node:net';
 
-function answers(port, timeoutMs) {
+/** Whether something listens on 127.0.0.1:port. */
+export function portAnswers(port, timeoutMs = 2000) {
   return new Promise((resolve) => {
     const s = connect({ host: '127.0.0.1', port: Number(port) });
     const done = (ok) => {
@@ -18,5 +19,5 @@ function answers(port, timeoutMs) {
 /** All of the stack's services answer (defaults: stackDefaults()). */
 export async function stackAnswers(defaults, timeoutMs = 2000) {
   const ports = [defaults.FP_PG_PORT, defaults.FP_INFLUX_PORT, defaults.FP_TELEGRAF_PORT];
-  return (await Promise.all(ports.map((p) => answers(p, timeoutMs)))).every(Boolean);
+  return (await Promise.all(ports.map((p) => portAnswers(p, timeoutMs)))).every(Boolean);
 }

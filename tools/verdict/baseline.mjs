@@ -12,7 +12,7 @@ import { readRunSamples, validateBaseline2, mergeBaselines, STAT } from './basel
 import { runQuantileStats, variance } from './stats.mjs';
 import { judge, predict, pooledSpread, DEFAULTS } from './method.mjs';
 
-function readBaseline(file) {
+export function readBaseline(file) {
   let text;
   try {
     text = readFileSync(file, 'utf8');

@@ -2,8 +2,10 @@ package eureka_test
 
 import (
 	"fmt"
+	"net/http"
 	"net/http/httptest"
 	"regexp"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -15,8 +17,8 @@ import (
 // with tokens from the real Keycloak: status line, body text, Set-Cookie
 // attributes as Spring's ResponseCookie writes them.
 var (
-	accessCookie  = regexp.MustCompile(`^folioAccessToken=(eyJ[\w-]+\.[\w-]+\.[\w-]+); Path=/; Max-Age=(\d+); Expires=\w{3}, \d{2} \w{3} \d{4} \d{2}:\d{2}:\d{2} GMT; Secure; HttpOnly; SameSite=None$`)
-	refreshCookie = regexp.MustCompile(`^folioRefreshToken=(eyJ[\w-]+\.[\w-]+\.[\w-]+); Path=/authn; Max-Age=(\d+); Expires=\w{3}, \d{2} \w{3} \d{4} \d{2}:\d{2}:\d{2} GMT; Secure; HttpOnly; SameSite=None$`)
+	accessCookie  = regexp.MustCompile(`^folioAccessToken=(eyJ[\w-]+\.[\w-]+\.[\w-]+); Path=/; Max-Age=(\d+); Expires=(\w{3}, \d{2} \w{3} \d{4} \d{2}:\d{2}:\d{2} GMT); Secure; HttpOnly; SameSite=None$`)
+	refreshCookie = regexp.MustCompile(`^folioRefreshToken=(eyJ[\w-]+\.[\w-]+\.[\w-]+); Path=/authn; Max-Age=(\d+); Expires=(\w{3}, \d{2} \w{3} \d{4} \d{2}:\d{2}:\d{2} GMT); Secure; HttpOnly; SameSite=None$`)
 	expiryBody    = regexp.MustCompile(`^\{"accessTokenExpiration":"\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}Z","refreshTokenExpiration":"\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}Z"\}$`)
 )
 
@@ -32,8 +34,12 @@ func loginBody(user, pw string) string { return fmt.Sprintf(`{"username":%q,"pas
 
 func TestLoginWithExpiryAnswersWithCookies(t *testing.T) {
 	p := sharedPlatform(t, "sunflower")
+	// Seconds as Keycloak and minifolio count them (truncated): whatever they
+	// read of the clock during the login lies between these two.
+	before := time.Now().Unix()
 	r := do(t, "POST", p.kong+"/authn/login-with-expiry", map[string]string{"X-Okapi-Tenant": p.tenant,
 		"Content-Type": "application/json"}, loginBody(p.operator.name, p.operator.password))
+	after := time.Now().Unix()
 	if r.statusLine != "HTTP/1.1 201 Created" || !expiryBody.MatchString(r.body) {
 		t.Fatalf("login-with-expiry: %s %q", r.statusLine, r.body)
 	}
@@ -51,9 +57,32 @@ func TestLoginWithExpiryAnswersWithCookies(t *testing.T) {
 	if a == nil || rf == nil {
 		t.Fatalf("cookies not as mod-login-keycloak writes them:\n%s\n%s", cookies[0], cookies[1])
 	}
-	// mgr-tenants' realm: access tokens 600 s, the SSO session 86,400 s.
-	if a[2] != "600" || rf[2] != "86400" {
-		t.Errorf("Max-Age access %s refresh %s, want 600 and 86400", a[2], rf[2])
+	// mgr-tenants' realm: access tokens live 600 s, the SSO session this
+	// login started 86,400 s. Max-Age is what Keycloak answered (expires_in,
+	// refresh_expires_in): the token's exp less the second Keycloak answered
+	// in, 600 or 599 then as a second passes. So each is checked against the
+	// token's own exp and iat and the seconds the login took, never a constant.
+	for _, c := range []struct {
+		name     string
+		m        []string
+		lifespan int64
+	}{{"access", a, 600}, {"refresh", rf, 86400}} {
+		tok := payload(t, c.m[1])
+		exp, iat := int64(tok["exp"].(float64)), int64(tok["iat"].(float64))
+		maxAge, _ := strconv.ParseInt(c.m[2], 10, 64)
+		expires, err := time.Parse(http.TimeFormat, c.m[3])
+		if err != nil {
+			t.Fatal(err)
+		}
+		if from := exp - c.lifespan; from < before || from > after || iat < before || iat > after {
+			t.Errorf("%s token: exp %d, iat %d: want %d s issued within the login, between %d and %d", c.name, exp, iat, c.lifespan, before, after)
+		}
+		if maxAge < exp-after || maxAge > exp-iat {
+			t.Errorf("%s cookie Max-Age %d: want the token's time left when answered, %d to %d", c.name, maxAge, exp-after, exp-iat)
+		}
+		if at := expires.Unix() - maxAge; at < before || at > after {
+			t.Errorf("%s cookie Expires %s is not the answer's time + Max-Age %d", c.name, c.m[3], maxAge)
+		}
 	}
 	claims := payload(t, a[1])
 	if claims["iss"] != p.kc.Issuer(p.tenant) || claims["user_id"] != p.operator.id {

@@ -405,3 +405,20 @@ func TestBLUsersThroughOkapi(t *testing.T) {
 		t.Errorf("unknown user: %d %s", st, body)
 	}
 }
+
+// mod-users' profile-picture configuration, which ui-checkout 12 reads at page
+// load: its one row, as RMB writes the schema (the Sunflower sequence's
+// GET /users/configurations/entry; the storage module's /users/{id} stays apart).
+func TestUsersConfigurationEntry(t *testing.T) {
+	_, _, call, _ := seededGateway(t)
+	_, token := call("POST", "/authn/login", "", map[string]string{"username": "folio_admin", "password": "admin"})
+	st, body := call("GET", "/users/configurations/entry", token, nil)
+	want := `{"id":"5a5e3a46-7b6d-4f43-9e9b-2c1f8b0d7e11","configName":"PROFILE_PICTURE_CONFIG","enabled":false,` +
+		`"enabledObjectStorage":false,"encryptionKey":"ThisIsASimpleDefaultKeyToTestIts","maxFileSize":4.0}`
+	if st != 200 || body != want {
+		t.Fatalf("GET /users/configurations/entry: %d %s, want %s", st, body, want)
+	}
+	if st, _ := call("GET", "/users?limit=1", token, nil); st != 200 {
+		t.Errorf("GET /users beside it: %d", st)
+	}
+}

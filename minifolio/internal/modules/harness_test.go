@@ -44,6 +44,13 @@ func newEnv(t testing.TB, pool *pgxpool.Pool, tenant, profileName string) *env {
 // module's handler, e.g. to inject a fault before one real storage module.
 func newEnvWrapped(t testing.TB, pool *pgxpool.Pool, tenant, profileName string, wrap func(module string, h http.Handler) http.Handler) *env {
 	t.Helper()
+	return newEnvWith(t, pool, tenant, profileName, wrap, nil)
+}
+
+// newEnvWith is newEnvWrapped with configure (when not nil) applied to every
+// module's Config, e.g. to give the modules a clock the test reads.
+func newEnvWith(t testing.TB, pool *pgxpool.Pool, tenant, profileName string, wrap func(module string, h http.Handler) http.Handler, configure func(*Config)) *env {
+	t.Helper()
 	prof, err := profile.Load("../../profiles", profileName)
 	if err != nil {
 		t.Fatal(err)
@@ -57,7 +64,11 @@ func newEnvWrapped(t testing.TB, pool *pgxpool.Pool, tenant, profileName string,
 	t.Cleanup(router.Close)
 	e.url = router.URL
 	for _, m := range catalog.Modules {
-		h, err := Handler(Config{Name: m.Name, OkapiURL: router.URL, Profile: profileName}, pool, prof)
+		cfg := Config{Name: m.Name, OkapiURL: router.URL, Profile: profileName}
+		if configure != nil {
+			configure(&cfg)
+		}
+		h, err := Handler(cfg, pool, prof)
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -350,6 +350,9 @@ func invalidateCookies(w http.ResponseWriter, r *http.Request) {
 	}
 }
 
+// realmSetupTimeout bounds one realm set-up in Keycloak.
+const realmSetupTimeout = 5 * time.Minute
+
 // ensureRealm sets the tenant's realm up once per process (and again when a
 // test dropped it: the next login finds no login client and retries).
 func (l *loginKeycloak) ensureRealm(ctx context.Context, tenant string) error {
@@ -360,6 +363,10 @@ func (l *loginKeycloak) ensureRealm(ctx context.Context, tenant string) error {
 		return nil
 	}
 	spec := eureka.RealmSpec{Tenant: tenant, AccessTokenTTL: l.ttl, Resources: Resources()}
+	// The set-up outlives a client that stopped waiting (on a busy machine Keycloak takes a minute
+	// or more to create a realm): cut short, the next login would start it all over again.
+	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), realmSetupTimeout)
+	defer cancel()
 	if err := l.kc.EnsureRealm(ctx, spec); err != nil {
 		return err
 	}

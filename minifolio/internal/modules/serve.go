@@ -52,6 +52,8 @@ type Config struct {
 	SameSite string
 	// TokenHeader: mod-login-keycloak's X_OKAPI_TOKEN_HEADER_ENABLED.
 	TokenHeader bool
+	// clock of the profile's slowdown rules; nil: the real one (tests set theirs).
+	clock *clock
 }
 
 // Serve runs one module until ctx is cancelled.
@@ -138,6 +140,8 @@ func Handler(cfg Config, pool *pgxpool.Pool, prof *profile.Profile) (http.Handle
 	}
 
 	switch m.Name {
+	case "mod-users":
+		usersRoutes(mux)
 	case "mod-circulation":
 		(&circulation{okapi: okapi, refs: refs, now: now}).routes(mux)
 	case "mod-inventory":
@@ -201,7 +205,11 @@ func Handler(cfg Config, pool *pgxpool.Pool, prof *profile.Profile) (http.Handle
 		h = (&leakyHistory{size: max(prof.Leak.BytesPerRequest, 8)}).wrap(h)
 	}
 	if prof.HasSlowdown(m.Name) {
-		h = slowdown(m.Name, prof, h)
+		c := realClock
+		if cfg.clock != nil {
+			c = *cfg.clock
+		}
+		h = slowdown(m.Name, prof, c, h)
 	}
 	return withProfile(m.Name, prof, idx, h), nil
 }

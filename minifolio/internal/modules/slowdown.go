@@ -12,7 +12,10 @@ import (
 // served into a buffer, timed, and its answer held for percent % of that time
 // before it goes out, so the endpoint answers 1 + percent/100 times as late as
 // it would (its own work, database and module-to-module calls included).
-func slowdown(module string, prof *profile.Profile, next http.Handler) http.Handler {
+// The clock times the request and holds the answer: the real one in a module,
+// one the test reads in TestCheckoutSlowdownProfiles (a ratio of timings on a
+// shared machine says more about its load than about the rule).
+func slowdown(module string, prof *profile.Profile, c clock, next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		pct := prof.SlowdownPercent(module, r.Method, r.URL.Path)
 		if pct <= 0 {
@@ -20,9 +23,9 @@ func slowdown(module string, prof *profile.Profile, next http.Handler) http.Hand
 			return
 		}
 		held := &heldResponse{header: http.Header{}}
-		start := time.Now()
+		start := c.now()
 		next.ServeHTTP(held, r)
-		if !pause(r, time.Duration(float64(time.Since(start))*pct/100)) {
+		if !c.pause(r, time.Duration(float64(c.now().Sub(start))*pct/100)) {
 			return
 		}
 		for k, v := range held.header {
@@ -35,6 +38,15 @@ func slowdown(module string, prof *profile.Profile, next http.Handler) http.Hand
 		w.Write(held.body.Bytes())
 	})
 }
+
+// clock is how the slowdown reads the time and holds an answer.
+type clock struct {
+	now   func() time.Time
+	pause func(r *http.Request, d time.Duration) bool
+}
+
+// realClock: the wall clock, and pause.
+var realClock = clock{now: time.Now, pause: pause}
 
 // heldResponse records a handler's answer so that it can be sent later.
 type heldResponse struct {

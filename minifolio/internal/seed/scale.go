@@ -30,6 +30,9 @@ type Scale struct {
 	EventsPerUser int // past loans per such patron (mod-patron-blocks' events)
 	Authorities   int
 	Why           string // what the sizes are chosen for
+	// shape is the instances : holdings : items the preset keeps when only
+	// some of them are given.
+	shape [3]int
 }
 
 // scaled keeps the report's holdings and items per instance for n instances.
@@ -52,7 +55,7 @@ var presets = func() map[string]Scale {
 	// demo: what `make run` seeded before presets existed, so the demo and
 	// the tests keep their data and their speed.
 	m["demo"] = Scale{Name: "demo", Instances: 20_000, Holdings: 20_000, Items: 20_000, Users: 2_000, Loans: 500,
-		Authorities: 2_000, Why: "make demo's default: one holdings record and one item per instance"}
+		Authorities: 2_000, Why: "make demo's default: one holdings record and one item per instance", shape: [3]int{1, 1, 1}}
 	for _, p := range []struct {
 		name      string
 		instances int
@@ -68,7 +71,8 @@ var presets = func() map[string]Scale {
 			// items on loan, an authority per 10 instances; and a closed
 			// loan per four items of the past
 			Users: it / 10, Loans: it / 40, ClosedLoans: it / 4, Authorities: in / 10,
-			EventUsers: p.patrons, EventsPerUser: historyPerPatron, Why: p.why}
+			EventUsers: p.patrons, EventsPerUser: historyPerPatron, Why: p.why,
+			shape: [3]int{PTFInstances, PTFHoldings, PTFItems}}
 	}
 	return m
 }()
@@ -93,16 +97,28 @@ func PresetNames() []string {
 }
 
 // Apply sets o's sizes from s, except the ones named in keep (flags the
-// user gave explicitly, which win over the preset).
+// user gave explicitly, which win over the preset). Holdings records and
+// instances given no size of their own follow the items (or holdings)
+// given, in the preset's proportions: `--scale demo --items 3000` is 3,000
+// of each, as before there were presets.
 func (s Scale) Apply(o *Options, keep map[string]bool) {
 	set := func(name string, dst *int, v int) {
 		if !keep[name] {
 			*dst = v
 		}
 	}
-	set("instances", &o.Instances, s.Instances)
-	set("holdings", &o.Holdings, s.Holdings)
 	set("items", &o.Items, s.Items)
+	// the preset's own counts when nothing was given, else its shape
+	if keep["items"] {
+		set("holdings", &o.Holdings, ratio(o.Items, s.shape[1], s.shape[2]))
+	} else {
+		set("holdings", &o.Holdings, s.Holdings)
+	}
+	if keep["items"] || keep["holdings"] {
+		set("instances", &o.Instances, ratio(o.Holdings, s.shape[0], s.shape[1]))
+	} else {
+		set("instances", &o.Instances, s.Instances)
+	}
 	set("users", &o.Users, s.Users)
 	set("loans", &o.Loans, s.Loans)
 	set("closed-loans", &o.ClosedLoans, s.ClosedLoans)

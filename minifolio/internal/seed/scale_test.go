@@ -51,7 +51,8 @@ func TestPresetProportions(t *testing.T) {
 	}
 	// demo is what make run seeded before the presets: same data, same speed.
 	demo, _ := Preset("demo")
-	want := Scale{Name: "demo", Instances: 20_000, Holdings: 20_000, Items: 20_000, Users: 2_000, Loans: 500, Authorities: 2_000, Why: demo.Why}
+	want := Scale{Name: "demo", Instances: 20_000, Holdings: 20_000, Items: 20_000, Users: 2_000, Loans: 500, Authorities: 2_000, Why: demo.Why,
+		shape: [3]int{1, 1, 1}}
 	if demo != want {
 		t.Errorf("demo %+v, want %+v", demo, want)
 	}
@@ -63,13 +64,33 @@ func TestPresetProportions(t *testing.T) {
 	}
 }
 
-// A size flag given with a preset wins; the others come from the preset.
+// A size flag given with a preset wins; the others come from the preset,
+// holdings and instances in its proportions to the items given.
 func TestPresetApplyKeepsGivenFlags(t *testing.T) {
 	s, _ := Preset("1m")
-	o := Options{Items: 5_000_000, Users: 7}
+	o := Options{Items: 8_900_000, Users: 7}
 	s.Apply(&o, map[string]bool{"items": true})
-	if o.Items != 5_000_000 || o.Users != s.Users || o.Instances != s.Instances || o.ClosedLoans != s.ClosedLoans {
+	if o.Items != 8_900_000 || o.Holdings != 7_800_000 || o.Instances != 7_300_000 || o.Users != s.Users || o.ClosedLoans != s.ClosedLoans {
 		t.Errorf("%+v", o)
+	}
+	demo, _ := Preset("demo")
+	o = Options{Items: 3000}
+	demo.Apply(&o, map[string]bool{"items": true})
+	if o.Items != 3000 || o.Holdings != 3000 || o.Instances != 3000 || o.Users != 2000 || o.Loans != 500 {
+		t.Errorf("demo with --items 3000 is 3,000 of each, as before presets: %+v", o)
+	}
+	o = Options{Items: 3000, Holdings: 1000}
+	s.Apply(&o, map[string]bool{"items": true, "holdings": true})
+	if o.Holdings != 1000 || o.Instances != ratio(1000, PTFInstances, PTFHoldings) {
+		t.Errorf("instances follow the holdings given: %+v", o)
+	}
+	for _, name := range PresetNames() {
+		p, _ := Preset(name)
+		var o Options
+		p.Apply(&o, nil)
+		if o.Items != p.Items || o.Holdings != p.Holdings || o.Instances != p.Instances {
+			t.Errorf("%s alone is its own sizes: %+v", name, o)
+		}
 	}
 }
 
