@@ -14,10 +14,18 @@ const load = (f) => JSON.parse(readFileSync(join(repo, 'dashboards', OUT_DIR, f)
 const all = await registered();
 export const dashboardsOf = (workflow) => all.filter((d) => d.workflow === workflow).map((d) => load(d.FILE));
 
-/** The minifolio module names, read from the catalog the gateway routes by. */
-export function minifolioModules() {
+/**
+ * The minifolio module names that run on platform ('okapi' or 'eureka'), read from the catalog the
+ * gateway routes by: a module with a Platform field runs on that platform only (catalog.go Module.On).
+ */
+export function minifolioModules(platform = 'okapi') {
   const src = readFileSync(join(repo, 'minifolio', 'internal', 'catalog', 'catalog.go'), 'utf8');
-  return [...src.matchAll(/\{Name:\s*"([^"]+)"/g)].map((m) => m[1]);
+  // Each entry runs from its {Name: to the next one's.
+  const entries = src.split(/(?=\{Name:)/).slice(1);
+  return entries
+    .map((e) => ({ name: /^\{Name:\s*"([^"]+)"/.exec(e)[1], only: /Platform:\s*(\w+)/.exec(e)?.[1].toLowerCase() }))
+    .filter((m) => !m.only || m.only === platform)
+    .map((m) => m.name);
 }
 
 /** Values for every variable as a user would pick them: all releases, the run. */
