@@ -28,6 +28,9 @@ export function makeHandleSummary(run, { cfg, meta: workflowMeta }) {
     // the directory named after this init's id is the run's only when the ids agree.
     const inDir = run.resultsDirExists && (Boolean(__ENV.RESULTS_DIR) || testid === run.testid);
     const path = summaryFile({ testid, dir: run.resultsDir, dirExists: inDir });
+    // A run stopped by its setup (a refused login, a bad setting) measured nothing: a plain
+    // `k6 run` leaves no loose file behind for it (a directory made for the run still gets one).
+    const written = inDir || Boolean(data.setup_data);
     const meta = {
       testid,
       workflow: run.workflow,
@@ -42,10 +45,15 @@ export function makeHandleSummary(run, { cfg, meta: workflowMeta }) {
       record: (data.setup_data && data.setup_data.record) || null,
       finishedAt: new Date().toISOString(),
       webReport: __ENV.K6_WEB_DASHBOARD_EXPORT || null,
-      summaryPath: path,
+      summaryPath: written ? path : null,
       ...(__ENV.INSTANCE ? { instance: __ENV.INSTANCE } : {}),
     };
-    const out = { stdout: renderText(data, meta), [path]: JSON.stringify(summaryDocument(data, meta), null, 2) };
+    const out = { stdout: renderText(data, meta) };
+    if (!written) {
+      out.stdout += 'summary.json not written: the run stopped before its load\n';
+      return out;
+    }
+    out[path] = JSON.stringify(summaryDocument(data, meta), null, 2);
     // The release report of this run is one command away (it files a loose summary under results/).
     if (!__ENV.INSTANCE) out.stdout += `Report: npx folio-perf report ${testid} [--influx <url of the InfluxDB k6 wrote to>]\n`;
     return out;

@@ -5,7 +5,7 @@
 import { test, before } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
-import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { repo, env, bin, influxQuery, waitFor, run, sql, childEnv, valuesInRun, cellsOfRun } from './helpers.mjs';
@@ -194,6 +194,8 @@ test('bad input stops before the load with a one-line cause, and checks nothing 
   const searchBaseline = join(tmp, 'search-baseline.json');
   writeFileSync(searchBaseline, JSON.stringify({ format: 'folio-perf-baseline/1', workflow: 'search', release: 'x', testid: 'x', transactions: { keyword: { 'p(95)': 1 } }, apis: {} }));
 
+  const looseSummaries = () => readdirSync(repo).filter((f) => /^results-.*-summary\.json$/.test(f));
+  const looseBefore = looseSummaries();
   const cases = [
     ['wrong password', { FOLIO_PASSWORD: 'not-the-password' }, /password|credentials|login/i],
     ['unknown tenant', { FOLIO_TENANT: 'nosuchtenant' }, /nosuchtenant/],
@@ -215,6 +217,9 @@ test('bad input stops before the load with a one-line cause, and checks nothing 
       assert.doesNotMatch(out, /\n\s+at .*\(.*:\d+:\d+\)/, 'no JavaScript stack trace');
       assert.doesNotMatch(out, /not-the-password|fp-test-S3cret-pw/, 'no secret in the output');
       assert.equal(allLoans(), before, 'nothing checked out');
+      // A run stopped before its load leaves no summary in the working directory (k6 runs here
+      // without results/<testid>/, as a plain `k6 run`).
+      assert.deepEqual(looseSummaries().filter((f) => !looseBefore.includes(f)), [], 'no loose summary left');
     });
   }
 
