@@ -3,6 +3,7 @@
 // hands the text here, so Node's test runner checks every message without k6.
 
 import { isLoopbackHost, LOCAL_ONLY_FIX } from './loopback.js';
+import { durationMs } from './profiles.js';
 
 export class ConfigError extends Error {
   constructor(message) {
@@ -23,6 +24,7 @@ export const ENV_OVERRIDES = {
   FOLIO_DB_SSLMODE: 'db.sslmode',
   DATA: 'data',
   CHECKIN_POOL: 'checkinPool',
+  CHECKIN_WINDOW: 'checkinWindow',
   RELEASE: 'release',
 };
 
@@ -193,12 +195,20 @@ export function resolveConfig(doc, env, where, opts = {}) {
   else if (typeof data === 'string' && data.startsWith('csv:') && data.length > 4) dataSource = { kind: 'csv', dir: data.slice(4).replace(/\/+$/, '') };
   else fail(src('DATA', 'data'), `"${data}" is not a data source`, 'use DATA=db (FOLIO database via k6/x/sql) or DATA=csv:<dir> (available.csv, checked_out.csv, user_barcodes.csv)');
 
-  // Which open loans DATA=db may check in: "own" (default) only those the operator account
-  // created, so a run against a shared FOLIO never returns real patrons' items; "any" is PTF's
-  // behaviour (every open loan), for a performance environment whose loans are all test data.
+  // Which open loans DATA=db may check in: "own" (default) only those folio-perf made, so a run
+  // against a shared FOLIO never returns real patrons' items: made by the operator account, at the
+  // run's service point, within CHECKIN_WINDOW (default 24h: what an earlier run left, as its
+  // teardown checks in the rest) before the run (lib/cico/data.js poolQueries.checkedOutItems);
+  // "any" is PTF's behaviour (every open loan), for a performance environment whose loans are all
+  // test data.
   const checkinPool = merged.checkinPool === undefined ? 'own' : String(merged.checkinPool);
   if (checkinPool !== 'own' && checkinPool !== 'any') {
-    fail(src('CHECKIN_POOL', 'checkinPool'), `"${checkinPool}" is not a check-in pool`, 'use CHECKIN_POOL=own (loans the operator created) or CHECKIN_POOL=any (every open loan, as PTF)');
+    fail(src('CHECKIN_POOL', 'checkinPool'), `"${checkinPool}" is not a check-in pool`, 'use CHECKIN_POOL=own (loans the operator made at the run\'s service point within CHECKIN_WINDOW) or CHECKIN_POOL=any (every open loan, as PTF)');
+  }
+  const windowText = merged.checkinWindow === undefined ? '24h' : String(merged.checkinWindow);
+  const checkinWindowMs = durationMs(windowText);
+  if (checkinWindowMs === null || checkinWindowMs <= 0) {
+    fail(src('CHECKIN_WINDOW', 'checkinWindow'), `"${windowText}" is not a duration`, 'use e.g. CHECKIN_WINDOW=24h or 720h (how far back CHECKIN_POOL=own takes the operator\'s open loans)');
   }
 
   let db = null;
@@ -229,6 +239,7 @@ export function resolveConfig(doc, env, where, opts = {}) {
     db,
     data: dataSource,
     checkinPool,
+    checkinWindowMs,
     release,
   };
 }
@@ -243,5 +254,5 @@ export function dbDsn(db) {
 export function describeConfig(cfg) {
   const db = cfg.db ? `${cfg.db.user}@${cfg.db.host}:${cfg.db.port}/${cfg.db.name}` : 'none';
   const data = cfg.data.kind === 'csv' ? `csv:${cfg.data.dir}` : cfg.data.kind;
-  return `target=${cfg.target} url=${cfg.folio.url} tenant=${cfg.folio.tenant} user=${cfg.folio.user} db=${db} data=${data} checkin-pool=${cfg.checkinPool} release=${cfg.release}`;
+  return `target=${cfg.target} url=${cfg.folio.url} tenant=${cfg.folio.tenant} user=${cfg.folio.user} db=${db} data=${data} checkin-pool=${cfg.checkinPool === 'own' ? `own(${cfg.checkinWindowMs / 3600000}h)` : cfg.checkinPool} release=${cfg.release}`;
 }

@@ -66,3 +66,23 @@ export function summaryDocument(data, meta, tables) {
 export function summaryPath(testid) {
   return `results/${testid}/summary.json`;
 }
+
+// k6 cannot create directories. A run whose directory nobody made (a plain `k6 run`) writes its
+// summary beside the script's working directory instead, under a name that carries the test id, as
+// a k6 user expects handleSummary's files; `folio-perf report <testid>` files it (and k6's HTML
+// report of the same name, when K6_WEB_DASHBOARD_EXPORT pointed there) into results/<testid>/.
+export function looseSummaryPath(testid) {
+  return `results-${testid}-summary.json`;
+}
+export function looseWebReportPath(testid) {
+  return `results-${testid}-k6-report.html`;
+}
+
+/**
+ * Where handleSummary writes summary.json: into dir when it exists (folio-perf run and the compose
+ * k6 service make results/<testid>/; RESULTS_DIR names one), else the loose file in the working
+ * directory.
+ */
+export function summaryFile({ testid, dir, dirExists }) {
+  return dirExists ? `${dir}/summary.json` : looseSummaryPath(testid);
+}

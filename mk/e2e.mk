@@ -39,3 +39,9 @@ test-e2e-influx-auth: $(BIN)/k6 $(BIN)/minifolio ## an InfluxDB with auth enable
 .PHONY: test-e2e-eureka-workflows
 test-e2e-eureka-workflows: $(BIN)/k6 $(BIN)/minifolio opensearch search-data keycloak ## both workflows on lotus (Okapi), sunflower and trillium (Eureka), 0 failed requests; 20-second tokens refreshed by every VU; an empty authority index said at the start
 	@node --test --test-reporter=spec --test-concurrency=1 tests/e2e/eureka-workflows.test.mjs
+
+# docs/stock-k6.md's commands as written: upstream k6 (bin/k6-stock, extension resolution on), -o
+# influxdb, DATA=csv, no Makefile; then every dashboard query and folio-perf report on those runs.
+.PHONY: test-e2e-stock-k6
+test-e2e-stock-k6: $(BIN)/k6 $(BIN)/k6-stock $(BIN)/minifolio ## the stock-k6 path (docs/stock-k6.md) line for line: k6 run with -o influxdb, DATA=csv; dashboards and report on its runs
+	@node --test --test-reporter=spec --test-concurrency=1 tests/e2e/stock-k6.test.mjs

@@ -15,6 +15,19 @@ $(CURDIR)/bin/k6: $(K6_SOURCES)
 		|| { rm -f $@.tmp; echo "folio-perf: building k6 failed. Fix: read .stack/logs/build-k6.log"; exit 1; }
 	@mv $@.tmp $@
 
+# Upstream k6 as released, built from its own main package (go.k6.io/k6, the version k6/go.mod pins),
+# with nothing of ours in it: the stock k6 a user has (no k6/x/sql, no influxdb-lp), for
+# test-e2e-stock-k6.
+.PHONY: k6-stock
+k6-stock: $(CURDIR)/bin/k6-stock ## build bin/k6-stock: upstream k6 v1.8.1 alone (the stock-k6 path's tests)
+
+$(CURDIR)/bin/k6-stock: $(CURDIR)/k6/go.mod $(CURDIR)/k6/go.sum
+	@echo "==> k6: building bin/k6-stock (upstream k6 v1.8.1, no extension)"
+	@mkdir -p $(CURDIR)/bin $(CURDIR)/.stack/logs
+	@cd $(CURDIR)/k6 && go build -trimpath -buildvcs=false -o $@.tmp go.k6.io/k6 >$(CURDIR)/.stack/logs/build-k6-stock.log 2>&1 \
+		|| { rm -f $@.tmp; echo "folio-perf: building the stock k6 failed. Fix: read .stack/logs/build-k6-stock.log"; exit 1; }
+	@mv $@.tmp $@
+
 test-unit-k6: ## go vet + go test of the k6 build and its sql module
 	@cd $(CURDIR)/k6 && go vet ./... && go test ./...
 

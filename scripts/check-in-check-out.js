@@ -10,12 +10,15 @@
 // longevity (20 VUs, 24 h), knee (1 -> 25 VUs); VUS and DURATION override them. The run's
 // thresholds come from thresholds.json, plus BASELINE=baselines/<name>.json for regressions
 // (k6 exits 99 when one fails). Samples carry testid/workflow/release/target; teardown checks in
-// what the run left checked out; results/<testid>/summary.json holds the report tables.
+// what the run left checked out; summary.json holds the report tables (results/<testid>/, or
+// results-<testid>-summary.json in the working directory when k6 runs alone: lib/summary.js).
 //
 // Run (from the repository root, against native minifolio):
-//   FOLIO_PASSWORD=admin FOLIO_DB_PASSWORD=folio K6_AUTO_EXTENSION_RESOLUTION=false \
+//   FOLIO_PASSWORD=admin FOLIO_DB_PASSWORD=folio \
 //     bin/k6 run -o influxdb-lp=http://127.0.0.1:58086/k6 -e PROFILE=smoke scripts/check-in-check-out.js
 // or simply: make run PROFILE=smoke
+// With the k6 you have and your FOLIO (DATA=csv:<dir>: no extension needed; docs/stock-k6.md):
+//   k6 run -o influxdb=http://127.0.0.1:8086/k6 scripts/check-in-check-out.js
 //
 // Where it lives: lib/workflows/cico.js (profiles, settings, thresholds inputs, report module),
 // lib/k6/cico.js (setup, iteration, teardown, handleSummary), lib/cico/transactions.js (the call

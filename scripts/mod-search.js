@@ -24,7 +24,7 @@
 //
 // Run (from the repository root; a real reindex is disruptive: REINDEX_TENANT is never implied):
 //   make search-data
-//   FOLIO_PASSWORD=admin K6_AUTO_EXTENSION_RESOLUTION=false bin/k6 run -e PROFILE=smoke \
+//   FOLIO_PASSWORD=admin bin/k6 run -e PROFILE=smoke \
 //     -e REINDEX_TENANT=fs09000001 scripts/mod-search.js
 // or simply: make run WORKFLOW=search PROFILE=smoke
 

@@ -5,7 +5,7 @@
 // unreachable, the tenant unknown or the credentials wrong.
 //
 // Run (from the repository root):
-//   FOLIO_PASSWORD=admin K6_AUTO_EXTENSION_RESOLUTION=false bin/k6 run scripts/smoke.js
+//   FOLIO_PASSWORD=admin k6 run scripts/smoke.js
 // (FOLIO_ENV picks env/<name>.json; FOLIO_URL, FOLIO_TENANT, FOLIO_USER override it.)
 //
 // Where it lives: this file; the login in lib/k6/auth.js, the request and its rule in

@@ -10,7 +10,7 @@ repo=${repo:-$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)}
 # README has users export FOLIO_PASSWORD, and then perhaps FOLIO_URL, for their own runs). The
 # entry points (make test, make drills) go further and keep only tools/local-env.allow's list.
 unset FOLIO_URL FOLIO_TENANT FOLIO_USER FOLIO_PASSWORD FOLIO_TOKEN FOLIO_DB_HOST FOLIO_DB_PORT FOLIO_DB_NAME \
-  FOLIO_DB_USER FOLIO_DB_SSLMODE FOLIO_ENV K6_ENV DATA CHECKIN_POOL BASELINE THRESHOLDS INFLUX_URL K6_OUT
+  FOLIO_DB_USER FOLIO_DB_SSLMODE FOLIO_ENV K6_ENV DATA CHECKIN_POOL CHECKIN_WINDOW RESULTS_DIR BASELINE THRESHOLDS INFLUX_URL K6_OUT
 for v in $(compgen -e); do
   case $v in REINDEX_* | K6_INFLUXDB_* | MINIFOLIO_*) unset "$v" ;; esac
 done

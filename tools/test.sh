@@ -14,7 +14,7 @@ mkdir -p "$logs"
 
 # Unit suites need no running service; e2e suites need the test stack.
 # Suites are make targets defined in mk/*.mk, next to the code they test.
-builds=(telegraf k6 minifolio dashboards-deps contract-deps opensearch jmeter keycloak actionlint staticcheck)
+builds=(telegraf k6 k6-stock minifolio dashboards-deps contract-deps opensearch jmeter keycloak actionlint staticcheck)
 unit_suites=(lint test-unit-repo test-unit-cli test-unit-stack test-unit-k6 test-unit-lib test-unit-workflows test-unit-k8s test-unit-k6-document test-unit-dashboards test-unit-compose fuzz-cql fuzz-search test-unit-report test-unit-bench-search test-unit-verdict test-unit-jmeter test-unit-bench test-unit-bench-samples test-unit-github)
 # test-unit-minifolio runs every minifolio package (CQL, storage, gateway, modules)
 # against the test stack's PostgreSQL. test-e2e-dashboards runs every panel query
@@ -30,7 +30,7 @@ unit_suites=(lint test-unit-repo test-unit-cli test-unit-stack test-unit-k6 test
 # fast-checkout-plus50 (exit 99) and fast (exit 0). test-e2e-folio-gate runs the steps of
 # .github/workflows/folio-gate.yml from its YAML against minifolio as "your FOLIO" (a baseline job,
 # a passing candidate, a slowed one failing), the job's runner on a stack of its own.
-e2e_suites=(test-e2e-stack test-e2e-sql test-unit-minifolio test-e2e-contract test-e2e-telegraf-configs test-e2e-cico test-e2e-run-cli test-e2e-report test-e2e-report-mechanisms test-e2e-scale-mechanisms test-e2e-search test-e2e-report-search test-e2e-dashboards test-e2e-influx-loss test-e2e-db-password test-e2e-scale test-e2e-gate test-e2e-folio-gate test-e2e-local-only test-e2e-influx-lp test-e2e-jmeter test-e2e-influx-auth test-e2e-eureka-workflows test-e2e-jmeter-eureka)
+e2e_suites=(test-e2e-stack test-e2e-sql test-unit-minifolio test-e2e-contract test-e2e-telegraf-configs test-e2e-cico test-e2e-run-cli test-e2e-report test-e2e-report-mechanisms test-e2e-scale-mechanisms test-e2e-search test-e2e-report-search test-e2e-dashboards test-e2e-stock-k6 test-e2e-influx-loss test-e2e-db-password test-e2e-scale test-e2e-gate test-e2e-folio-gate test-e2e-local-only test-e2e-influx-lp test-e2e-jmeter test-e2e-influx-auth test-e2e-eureka-workflows test-e2e-jmeter-eureka)
 
 passed=0 failed=0 failed_names=()
 run_suite() { # NAME COMMAND...

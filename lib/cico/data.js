@@ -52,7 +52,7 @@ function schema(tenant, module) {
 
 /**
  * SQL against FOLIO's own tables (RMB layout: id uuid, jsonb; raml-module-builder : templates/db_scripts/create.ftl). Each query takes
- * its limit as $1 (and the service point as $2 where noted), and returns one column.
+ * its limit as $1 (and further arguments where noted), and returns one column.
  */
 export function poolQueries(tenant) {
   const inv = schema(tenant, 'mod_inventory_storage');
@@ -75,14 +75,22 @@ export function poolQueries(tenant) {
         AND ($2::text IS NULL OR i.jsonb->>'effectiveLocationId' IN
              (SELECT id::text FROM ${inv}.location WHERE jsonb->>'primaryServicePoint' = $2::text))
       ORDER BY i.jsonb->>'barcode' LIMIT $1`,
-    // Items with exactly the one open loan FOLIO allows, e.g. PTF's seeded loans. With $2
-    // (CHECKIN_POOL=own: the operator's username) only loans that account created (RMB's
-    // metadata.createdByUserId), so real patrons' loans stay out of reach; with $2 NULL
-    // (CHECKIN_POOL=any) every open loan, as PTF's checked_out.csv.
+    // Items with exactly the one open loan FOLIO allows, e.g. PTF's seeded loans. With $2 NULL
+    // (CHECKIN_POOL=any) every open loan, as PTF's checked_out.csv. With $2 (CHECKIN_POOL=own: the
+    // operator's username) only the loans folio-perf itself made, by what FOLIO keeps of a
+    // check-out by barcode: the account that made it (RMB's metadata.createdByUserId), the service
+    // point it was made at ($3, checkoutServicePointId) and its loanDate, which the scripts send,
+    // since $4 (CHECKIN_WINDOW before the run). The request takes no note or comment a run could
+    // leave (mod-circulation : CheckOutByBarcodeRequest.java reads itemBarcode, userBarcode,
+    // proxyUserBarcode, servicePointId, loanDate and overrideBlocks), so with a shared admin
+    // account a colleague's loan at the same desk within the window would still match: the
+    // operator should be an account of folio-perf's own (env/folio.example.json).
     checkedOutItems: `SELECT i.jsonb->>'barcode' AS barcode FROM ${circ}.loan l JOIN ${inv}.item i ON i.id::text = l.jsonb->>'itemId'
       WHERE lower(l.jsonb->'status'->>'name') = 'open' AND coalesce(i.jsonb->>'barcode', '') <> ''
-        AND ($2::text IS NULL OR l.jsonb->'metadata'->>'createdByUserId' IN
-             (SELECT id::text FROM ${users}.users WHERE jsonb->>'username' = $2::text))
+        AND ($2::text IS NULL OR (l.jsonb->'metadata'->>'createdByUserId' IN
+               (SELECT id::text FROM ${users}.users WHERE jsonb->>'username' = $2::text)
+             AND l.jsonb->>'checkoutServicePointId' = $3::text
+             AND (l.jsonb->>'loanDate')::timestamptz >= $4::timestamptz))
       ORDER BY i.jsonb->>'barcode' LIMIT $1`,
     // Active patrons with a barcode and no manual block (automated blocks are computed, not
     // stored), other than the operator ($2) the script logs in as.

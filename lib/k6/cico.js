@@ -9,7 +9,7 @@ import { Trend, Rate } from 'k6/metrics';
 import { Session } from './auth.js';
 import { makeHandleSummary } from './summary-out.js';
 import { makeClient, failureLog, REQUEST_TIMEOUT } from './folio.js';
-import { sharedPoolsFromDb, poolsFromCsv, runLeftoversFromDb } from './cico-data.js';
+import { sharedPoolsFromDb, poolsFromCsv, loadDbData } from './cico-data.js';
 import { checkOut, checkIn, selectTransaction, CHECK_OUT, CHECK_IN } from '../cico/transactions.js';
 import { vuPool, checkPools, vuShare, runItemBarcodes, placeAfterFailure, teardownSettleMs } from '../cico/data.js';
 import { durationMs } from '../profiles.js';
@@ -45,7 +45,10 @@ export function cicoWorkflow(run, read) {
   // Init context: the test-data SharedArrays are built once and shared by all VUs (never
   // returned from setup(), which k6 would copy into every VU).
   const csv = cfg.data.kind === 'csv' ? poolsFromCsv(read, cfg.data.dir) : null;
-  const db = cfg.data.kind === 'db' ? sharedPoolsFromDb(cfg, run.slots * run.perVu, env.SERVICE_POINT_ID || null) : null;
+  // The k6/x/sql side (DATA=db only), in the init of VU 0: it runs the pools' queries (the first
+  // init) and setup and teardown; a load VU gets the stored pools and needs no database.
+  const dbData = cfg.data.kind === 'db' && __VU === 0 ? loadDbData() : null;
+  const db = cfg.data.kind === 'db' ? sharedPoolsFromDb(cfg, run.slots * run.perVu, env.SERVICE_POINT_ID || null, dbData) : null;
   const inFlightMs = settingMs(env.TEARDOWN_SETTLE, 'TEARDOWN_SETTLE', durationMs(REQUEST_TIMEOUT));
   const transactionDuration = new Trend(METRICS.transactionDuration, true);
   const transactionFailed = new Rate(METRICS.transactionFailed);
@@ -269,7 +272,7 @@ export function cicoWorkflow(run, read) {
     // Only this runner's items: another runner's loans are its own teardown's.
     const pool = new Set(runItemBarcodes(runnerPools(parseSegment(data.segment)), data.slots, run.perVu));
     const list = () =>
-      cfg.data.kind === 'db' ? runLeftoversFromDb(cfg, { servicePointId: data.servicePointId, sinceIso: data.startedAt, barcodes: pool }) : leftoversViaApi(client, data, pool);
+      cfg.data.kind === 'db' ? dbData.runLeftoversFromDb(cfg, { servicePointId: data.servicePointId, sinceIso: data.startedAt, barcodes: pool }) : leftoversViaApi(client, data, pool);
     const tries = new Map(); // barcode -> failed check-ins
     const lastError = new Map(); // barcode -> why its check-in failed
     let checkedIn = 0;
@@ -325,7 +328,6 @@ export function cicoWorkflow(run, read) {
 
   const handleSummary = makeHandleSummary(run, {
     cfg,
-    runCommand: 'make run',
     meta: (data) => ({
       think: env.THINK || run.profile.think,
       distribution: `${run.distribution.checkIn}-${run.distribution.checkOut}`,

@@ -92,12 +92,21 @@ function planRun(wf, run, read, env, load) {
     testid = makeTestId(workflow, cfg.release);
   }
 
-  // k6 cannot create directories, and handleSummary's files fail if results/<testid>/ is missing:
-  // `make run` creates it; a direct run is told how (see handleSummary).
+  // Where handleSummary writes summary.json (lib/summary.js summaryFile): RESULTS_DIR when it names
+  // a directory; else results/<testid>/ when it exists (folio-perf run makes it; with a generated
+  // test id no directory can exist yet); else results-<testid>-summary.json in the working directory.
   // One runner of a split run (INSTANCE) writes its summary beside the others', under runners/<i>/;
   // folio-perf run (tools/run/k6.mjs) merges them into results/<testid>/summary.json.
-  const resultsDir = env.INSTANCE ? `results/${testid}/runners/${env.INSTANCE}` : `results/${testid}`;
-  const resultsDirExists = env.TESTID ? isDirectory(read, resultsDir) : false;
+  let resultsDir;
+  let resultsDirExists = false;
+  if (env.RESULTS_DIR) {
+    resultsDir = env.RESULTS_DIR.replace(/\/+$/, '');
+    if (!isDirectory(read, resultsDir)) throw new Error(`RESULTS_DIR ${resultsDir} is not a directory; fix: mkdir -p ${resultsDir} first (k6 cannot create directories), or unset RESULTS_DIR`);
+    resultsDirExists = true;
+  } else {
+    resultsDir = env.INSTANCE ? `results/${testid}/runners/${env.INSTANCE}` : `results/${testid}`;
+    resultsDirExists = env.TESTID ? isDirectory(read, resultsDir) : false;
+  }
 
   const options = {
     scenarios: { ...profile.scenarios, ...(run.extraScenarios || {}) },

@@ -216,7 +216,6 @@ export function searchWorkflow(run, read) {
   const setupOf = (data) => (data && data.setup_data) || {};
   const handleSummary = makeHandleSummary(run, {
     cfg,
-    runCommand: 'make run WORKFLOW=search',
     meta: (data) => ({
       tenant: cfg.folio.tenant,
       stepSeconds: run.profile.durationMs / 1000,

@@ -25,7 +25,7 @@ export const SEARCH_PROFILES = {
 export const DEFAULT_DATA_DIR = 'data/search';
 const TENANT = /^[a-z][a-z0-9_]{0,62}$/;
 // Settings of the check-in/check-out workflow that mean nothing here: refused, not ignored.
-const CICO_ONLY = ['THINK', 'THINK_OFFSET', 'DISTRIBUTION', 'PREFLIGHT', 'POOL_PER_VU', 'CHECKIN_POOL', 'SERVICE_POINT_ID'];
+const CICO_ONLY = ['THINK', 'THINK_OFFSET', 'DISTRIBUTION', 'PREFLIGHT', 'POOL_PER_VU', 'CHECKIN_POOL', 'CHECKIN_WINDOW', 'SERVICE_POINT_ID'];
 
 function parseData(v) {
   if (v === undefined || v === '') return { dir: DEFAULT_DATA_DIR, generated: true };

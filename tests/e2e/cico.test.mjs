@@ -5,7 +5,7 @@
 import { test, before } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
-import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { repo, env, bin, influxQuery, waitFor, run, sql, childEnv, valuesInRun, cellsOfRun } from './helpers.mjs';
@@ -194,6 +194,8 @@ test('bad input stops before the load with a one-line cause, and checks nothing 
   const searchBaseline = join(tmp, 'search-baseline.json');
   writeFileSync(searchBaseline, JSON.stringify({ format: 'folio-perf-baseline/1', workflow: 'search', release: 'x', testid: 'x', transactions: { keyword: { 'p(95)': 1 } }, apis: {} }));
 
+  const looseSummaries = () => readdirSync(repo).filter((f) => /^results-.*-summary\.json$/.test(f));
+  const looseBefore = looseSummaries();
   const cases = [
     ['wrong password', { FOLIO_PASSWORD: 'not-the-password' }, /password|credentials|login/i],
     ['unknown tenant', { FOLIO_TENANT: 'nosuchtenant' }, /nosuchtenant/],
@@ -215,6 +217,9 @@ test('bad input stops before the load with a one-line cause, and checks nothing 
       assert.doesNotMatch(out, /\n\s+at .*\(.*:\d+:\d+\)/, 'no JavaScript stack trace');
       assert.doesNotMatch(out, /not-the-password|fp-test-S3cret-pw/, 'no secret in the output');
       assert.equal(allLoans(), before, 'nothing checked out');
+      // A run stopped before its load leaves no summary in the working directory (k6 runs here
+      // without results/<testid>/, as a plain `k6 run`).
+      assert.deepEqual(looseSummaries().filter((f) => !looseBefore.includes(f)), [], 'no loose summary left');
     });
   }
 
@@ -271,27 +276,39 @@ test('a run interrupted with SIGINT leaves no item checked out', async () => {
   assert.match(out, /the load was cut short, so it looks again for 5 s \(TEARDOWN_SETTLE\).*A second Ctrl-C stops k6 at once/);
 });
 
-test('the DB check-in pool holds only the operator\'s loans unless CHECKIN_POOL=any', () => {
+// CHECKIN_POOL=own takes only the loans folio-perf made: the operator account's, at the run's
+// service point, within CHECKIN_WINDOW before the run. A shared admin account's loans made at
+// another desk, or long ago, stay out of reach.
+test('the DB check-in pool holds only the loans folio-perf made (operator, service point, window) unless CHECKIN_POOL=any', () => {
   assert.equal(run(bin('minifolio'), ['reset'], { env: { MINIFOLIO_DB: minifolioDB() } }).status, 0);
   const users = `${tenant}_mod_users.users`;
+  const q = poolQueries(tenant);
   const admin = sql(`select id from ${users} where jsonb->>'username' = 'folio_admin'`);
   const patron = sql(`select id from ${users} where jsonb->>'username' <> 'folio_admin' and jsonb->>'active' = 'true' order by id limit 1`);
-  const items = sql(`select id || ' ' || (jsonb->>'barcode') from ${itemTable} where jsonb->'status'->>'name' = 'Available' order by jsonb->>'barcode' limit 2`)
+  const home = sql(q.homeServicePoint).split('|')[0];
+  const otherDesk = sql(`select id from ${tenant}_mod_inventory_storage.service_point where id::text <> '${home}' order by id limit 1`);
+  assert.ok(otherDesk, 'a second service point');
+  const items = sql(`select id || ' ' || (jsonb->>'barcode') from ${itemTable} where jsonb->'status'->>'name' = 'Available' order by jsonb->>'barcode' limit 4`)
     .split('\n')
     .map((l) => l.split(' '));
-  assert.equal(items.length, 2);
-  // One open loan made by the operator (as every check-out of a run), one by another staff member.
-  const loan = (itemId, by) =>
+  assert.equal(items.length, 4);
+  const hoursAgo = (h) => new Date(Date.now() - h * 3600_000).toISOString();
+  const loan = (itemId, by, sp, loanDate) =>
     `('${crypto.randomUUID()}', jsonb_build_object('itemId', '${itemId}', 'userId', '${patron}', 'status', jsonb_build_object('name', 'Open'),` +
-    ` 'action', 'checkedout', 'loanDate', '2026-11-22T10:00:00.000Z', 'metadata', jsonb_build_object('createdByUserId', '${by}')))`;
-  sql(`insert into ${loanTable} (id, jsonb) values ${loan(items[0][0], admin)}, ${loan(items[1][0], patron)}`);
+    ` 'action', 'checkedout', 'loanDate', '${loanDate}', 'checkoutServicePointId', '${sp}', 'metadata', jsonb_build_object('createdByUserId', '${by}')))`;
+  const [ours, colleagues, otherDesks, old] = items;
+  sql(
+    `insert into ${loanTable} (id, jsonb) values ${loan(ours[0], admin, home, hoursAgo(2))}, ${loan(colleagues[0], patron, home, hoursAgo(2))}, ` +
+      `${loan(otherDesks[0], admin, otherDesk, hoursAgo(2))}, ${loan(old[0], admin, home, hoursAgo(24 * 40))}`,
+  );
   try {
-    const pool = (creator) =>
-      sql(`prepare pool(int, text) as ${poolQueries(tenant).checkedOutItems}; execute pool(100, ${creator === null ? 'null' : `'${creator}'`})`)
+    const pool = (creator, windowHours = 24) =>
+      sql(`prepare pool(int, text, text, text) as ${q.checkedOutItems}; execute pool(100, ${creator === null ? 'null' : `'${creator}'`}, '${home}', '${hoursAgo(windowHours)}')`)
         .split('\n')
         .filter(Boolean);
-    assert.deepEqual(pool('folio_admin'), [items[0][1]], 'CHECKIN_POOL=own: the operator\'s loan only');
-    assert.deepEqual(pool(null).sort(), [items[0][1], items[1][1]].sort(), 'CHECKIN_POOL=any: every open loan');
+    assert.deepEqual(pool('folio_admin'), [ours[1]], 'CHECKIN_POOL=own: the operator\'s loan at the run\'s desk within the window only');
+    assert.deepEqual(pool('folio_admin', 24 * 60).sort(), [ours[1], old[1]].sort(), 'a wider CHECKIN_WINDOW reaches older loans of the run\'s desk');
+    assert.deepEqual(pool(null).sort(), items.map((i) => i[1]).sort(), 'CHECKIN_POOL=any: every open loan');
   } finally {
     sql(`delete from ${loanTable}`);
   }

@@ -17,15 +17,10 @@ import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { test } from 'node:test';
 import { annotationQueries, panelQueries, variableQueries } from '../../dashboards/src/grafana-vars.mjs';
-import { hasValues, influxQuery, influxWrite } from '../../dashboards/src/influx-query.mjs';
-import { dashboards as registered, OUT_DIR } from '../../dashboards/src/index.mjs';
+import { influxQuery, influxWrite } from '../../dashboards/src/influx-query.mjs';
 import { workflowNames } from '../../tools/workflows.mjs';
-import { repo } from './helpers.mjs';
+import { checkDashboards, dashboardsOf, minifolioModules, selection } from './dashboard-queries.mjs';
 
-const load = (f) => JSON.parse(readFileSync(join(repo, 'dashboards', OUT_DIR, f), 'utf8'));
-// Each workflow's dashboards (its runs feed them), from the registry.
-const all = await registered();
-const dashboardsOf = (workflow) => all.filter((d) => d.workflow === workflow).map((d) => load(d.FILE));
 const dashboards = dashboardsOf('cico');
 const searchDashboards = dashboardsOf('search');
 
@@ -47,52 +42,8 @@ function need(t, name, why, value = process.env[name]) {
   return null;
 }
 
-/**
- * The minifolio module names, read from the catalog the gateway routes by; Eureka-only modules
- * (`Platform: Eureka` in their entry) do not run in an Okapi profile such as the CICO suite's.
- */
-function minifolioModules() {
-  const src = readFileSync(join(repo, 'minifolio', 'internal', 'catalog', 'catalog.go'), 'utf8');
-  return [...src.matchAll(/\{Name:\s*"([^"]+)"[^\n]*/g)].filter((m) => !/Platform:\s*Eureka\b/.test(m[0])).map((m) => m[1]);
-}
-
-/** Values for every variable as a user would pick them: all releases, the run. */
-function selection(testid) {
-  return { release: '$__all', testid, testid_a: testid, testid_b: testid, group: '$__all' };
-}
-
-/**
- * Runs every variable and panel query of every dashboard; returns a list of
- * problems (errors, empty panels) and the module CPU series' module tags.
- */
-async function checkAll(url, db, testid, fromMs, toMs, list = dashboards) {
-  const problems = [];
-  let cpuModules = null;
-  for (const dash of list) {
-    const opts = { fromMs, toMs, values: selection(testid), datasourceUid: 'folio-influxdb' };
-    for (const v of variableQueries(dash, opts)) {
-      const { error, series } = await influxQuery(url, db, v.query);
-      if (error) problems.push(`${dash.uid} variable ${v.name}: ${error} (${v.query})`);
-      else if (v.name.startsWith('testid') && !series.some((s) => s.values.some((row) => row[1] === testid))) {
-        problems.push(`${dash.uid} variable ${v.name} does not list ${testid}`);
-      }
-    }
-    for (const a of annotationQueries(dash, opts)) {
-      const { error, series } = await influxQuery(url, db, a.query);
-      if (error) problems.push(`${dash.uid} annotation ${a.name}: ${error} (${a.query})`);
-      else if (!series.some(hasValues)) problems.push(`${dash.uid} annotation ${a.name}: no data (${a.query})`);
-    }
-    for (const q of panelQueries(dash, opts)) {
-      const where = `${dash.uid} panel "${q.panelTitle}" ${q.refId}`;
-      assert.equal(q.datasourceUid, 'folio-influxdb', `${where}: target not on the datasource variable`);
-      const { error, series } = await influxQuery(url, db, q.query);
-      if (error) problems.push(`${where}: ${error} (${q.query})`);
-      else if (!series.some(hasValues)) problems.push(`${where}: no data (${q.query})`);
-      if (q.panelTitle === 'Module CPU' || q.panelTitle === 'mod-search and OpenSearch CPU') cpuModules = series.map((s) => s.tags?.module);
-    }
-  }
-  return { problems, cpuModules };
-}
+/** checkAll over the CICO dashboards unless told otherwise. */
+const checkAll = (url, db, testid, fromMs, toMs, list = dashboards) => checkDashboards(url, db, testid, fromMs, toMs, list);
 
 test('synthetic run: every dashboard query runs and returns data', async (t) => {
   const url = need(t, 'FP_INFLUX_URL', 'InfluxDB to run the queries on');

@@ -106,7 +106,15 @@ test('the check-in pool defaults to the operator\'s own loans; CHECKIN_POOL=any 
   assert.equal(resolveConfig(local, secrets, where).checkinPool, 'own');
   assert.equal(resolveConfig(local, { ...secrets, CHECKIN_POOL: 'any' }, where).checkinPool, 'any');
   assert.equal(resolveConfig({ ...local, checkinPool: 'any' }, secrets, where).checkinPool, 'any');
-  assert.match(describeConfig(resolveConfig(local, secrets, where)), / checkin-pool=own /);
+  assert.match(describeConfig(resolveConfig(local, secrets, where)), / checkin-pool=own\(24h\) /);
+});
+
+test('CHECKIN_WINDOW bounds how far back CHECKIN_POOL=own looks: 24 hours unless set', () => {
+  assert.equal(resolveConfig(local, secrets, where).checkinWindowMs, 24 * 3600_000);
+  assert.equal(resolveConfig(local, { ...secrets, CHECKIN_WINDOW: '720h' }, where).checkinWindowMs, 720 * 3600_000);
+  assert.equal(resolveConfig({ ...local, checkinWindow: '2h' }, secrets, where).checkinWindowMs, 2 * 3600_000);
+  assert.match(message(() => resolveConfig(local, { ...secrets, CHECKIN_WINDOW: 'a week' }, where)), /^config: CHECKIN_WINDOW "a week" is not a duration; fix: use e\.g\. CHECKIN_WINDOW=24h/);
+  assert.match(message(() => resolveConfig(local, { ...secrets, CHECKIN_WINDOW: '0s' }, where)), /CHECKIN_WINDOW "0s" is not a duration/);
 });
 
 test('${KEY} in an env file: the environment first, then defaults.env; an unknown name is refused', () => {

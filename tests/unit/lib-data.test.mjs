@@ -49,9 +49,12 @@ test('SQL: FOLIO schema names from the tenant, values only as parameters', () =>
   assert.match(q.activeUsers, /fs09000000_mod_users\.users/);
   assert.match(q.activeUsers, /fs09000000_mod_feesfines\.manualblocks/);
   assert.match(q.checkedOutItems, /lower\(l\.jsonb->'status'->>'name'\) = 'open'/);
-  // CHECKIN_POOL=own narrows to the operator's loans by RMB's metadata, the username bound as $2.
-  assert.match(q.checkedOutItems, /\$2::text IS NULL OR l\.jsonb->'metadata'->>'createdByUserId' IN/);
+  // CHECKIN_POOL=own narrows to the loans folio-perf made: the operator's (RMB's metadata, the
+  // username bound as $2), at the run's service point ($3), since the window's start ($4).
+  assert.match(q.checkedOutItems, /\$2::text IS NULL OR \(l\.jsonb->'metadata'->>'createdByUserId' IN/);
   assert.match(q.checkedOutItems, /FROM fs09000000_mod_users\.users WHERE jsonb->>'username' = \$2::text/);
+  assert.match(q.checkedOutItems, /checkoutServicePointId' = \$3::text/);
+  assert.match(q.checkedOutItems, /\(l\.jsonb->>'loanDate'\)::timestamptz >= \$4::timestamptz/);
   assert.throws(() => poolQueries('x; drop table'), /invalid tenant/);
 });
 

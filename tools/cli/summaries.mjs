@@ -2,8 +2,10 @@
 import { readFileSync, existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { ReportError } from '../report/errors.mjs';
+import { fileLooseRun } from '../report/run-files.mjs';
 
 export function readSummary(arg) {
+  if (!existsSync(arg)) fileLooseRun(arg);
   const path = existsSync(arg) ? arg : join('results', arg, 'summary.json');
   if (!existsSync(path)) throw new ReportError(`no summary at ${path}; fix: give a results/<testid>/summary.json written by a finished run`);
   let doc;

@@ -4,7 +4,28 @@
 import { existsSync, readdirSync, readFileSync, statSync, writeFileSync, renameSync, mkdirSync, rmSync } from 'node:fs';
 import { join, dirname } from 'node:path';
 import { validTestId } from '../../lib/testid.js';
+import { looseSummaryPath, looseWebReportPath } from '../../lib/summary.js';
 import { ReportError } from './errors.mjs';
+
+/**
+ * A run k6 ran without results/<testid>/ (a plain `k6 run`, which cannot create directories) left
+ * results-<testid>-summary.json, and k6's HTML report under the matching name if asked for, in the
+ * directory it ran in. They are moved into results/<testid>/ (summary.json, k6-report.html), where
+ * every command looks for a run; says what it moved. Returns whether it moved anything.
+ */
+export function fileLooseRun(testid, resultsDir = 'results', { from = '.', say = (l) => process.stderr.write(`${l}\n`) } = {}) {
+  const loose = join(from, looseSummaryPath(testid));
+  const dir = join(resultsDir, testid);
+  if (!validTestId(testid) || !existsSync(loose) || existsSync(join(dir, 'summary.json'))) return false;
+  mkdirSync(dir, { recursive: true });
+  const moves = [[loose, join(dir, 'summary.json')], [join(from, looseWebReportPath(testid)), join(dir, 'k6-report.html')]];
+  for (const [a, b] of moves) {
+    if (!existsSync(a)) continue;
+    renameSync(a, b);
+    say(`folio-perf: ${a} -> ${b}`);
+  }
+  return true;
+}
 
 export function recentTestIds(resultsDir, n = 5) {
   if (!existsSync(resultsDir)) return [];
@@ -18,6 +39,7 @@ export function recentTestIds(resultsDir, n = 5) {
 
 export function readRun(testid, resultsDir = 'results') {
   if (!validTestId(testid)) throw new ReportError(`"${testid}" is not a test id; fix: give the name of a directory under ${resultsDir}/ (letters, digits, . _ -)`);
+  fileLooseRun(testid, resultsDir);
   const dir = join(resultsDir, testid);
   const path = join(dir, 'summary.json');
   if (!existsSync(dir)) {
