@@ -98,7 +98,7 @@ function planRun(wf, run, read, env, load) {
   // One runner of a split run (INSTANCE) writes its summary beside the others', under runners/<i>/;
   // folio-perf run (tools/run/k6.mjs) merges them into results/<testid>/summary.json.
   let resultsDir;
-  let resultsDirExists = false;
+  let resultsDirExists;
   if (env.RESULTS_DIR) {
     resultsDir = env.RESULTS_DIR.replace(/\/+$/, '');
     if (!isDirectory(read, resultsDir)) throw new Error(`RESULTS_DIR ${resultsDir} is not a directory; fix: mkdir -p ${resultsDir} first (k6 cannot create directories), or unset RESULTS_DIR`);
