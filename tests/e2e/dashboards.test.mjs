@@ -9,7 +9,7 @@
 //    run named by FP_DASH_TESTID_<NAME>, or by the file last-<name>-testid in
 //    FP_STACK_DIR that the workflow's e2e suite leaves (tools/test.sh runs that
 //    suite first). The module CPU panel must show every minifolio module, okapi
-//    and postgres (test-e2e-cico's run is on Okapi: the modules of that platform).
+//    and postgres.
 // Without FP_INFLUX_URL / a recorded CICO run a test skips, unless
 // FP_REQUIRE_STACK=1 (`make test`), where it fails saying what is missing.
 import assert from 'node:assert/strict';
@@ -47,18 +47,10 @@ function need(t, name, why, value = process.env[name]) {
   return null;
 }
 
-/**
- * The minifolio modules a run on `platform` ('okapi' or 'eureka') starts beside the gateway, read
- * from the catalog the gateway routes by: those of both platforms and its own (Platform), but not
- * mod-search, which runs only beside OpenSearch (OpenSearch: true), for the search workflow.
- */
-function minifolioModules(platform) {
+/** The minifolio module names, read from the catalog the gateway routes by. */
+function minifolioModules() {
   const src = readFileSync(join(repo, 'minifolio', 'internal', 'catalog', 'catalog.go'), 'utf8');
-  const start = src.indexOf('var Modules = []Module{');
-  const list = src.slice(start, src.indexOf('\n}\n', start));
-  return list.split(/(?=\{Name:\s*")/).slice(1)
-    .filter((entry) => (entry.match(/\bPlatform:\s*(\w+)/)?.[1].toLowerCase() ?? platform) === platform && !/\bOpenSearch:\s*true\b/.test(entry))
-    .map((entry) => entry.match(/^\{Name:\s*"([^"]+)"/)[1]);
+  return [...src.matchAll(/\{Name:\s*"([^"]+)"/g)].map((m) => m[1]);
 }
 
 /** Values for every variable as a user would pick them: all releases, the run. */
@@ -188,8 +180,8 @@ test('recorded run: every dashboard query has data, module CPU shows every modul
 
   const { problems, cpuModules } = await checkAll(url, db, testid, fromMs, toMs);
   assert.deepEqual(problems, []);
-  // test-e2e-cico's run is on minifolio's fast profile: Okapi, whose gateway is the okapi process.
-  const expected = ['okapi', 'postgres', ...minifolioModules('okapi')];
+  // mod-search runs only beside OpenSearch, for the search workflow: not in a CICO run.
+  const expected = ['okapi', 'postgres', ...minifolioModules().filter((m) => m !== 'mod-search')];
   const missing = expected.filter((m) => !cpuModules.includes(m));
   assert.deepEqual(missing, [], `module CPU panel lacks ${missing.join(', ')} (has ${cpuModules.join(', ')})`);
 });
