@@ -8,7 +8,7 @@ import { spawn } from 'node:child_process';
 import { mkdtempSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { repo, env, bin, influxQuery, waitFor, run, sql, childEnv, valuesInRun, cellsOfRun } from './helpers.mjs';
+import { repo, env, bin, influxQuery, waitFor, run, sql, childEnv, valuesInRun, cellsOfRun, folioPerfRun } from './helpers.mjs';
 import { poolQueries } from '../../lib/cico/data.js';
 
 const tenant = 'fs09000000';
@@ -22,20 +22,8 @@ const allLoans = () => Number(sql(`select count(*) from ${loanTable}`));
 
 // cicoRun runs folio-perf run (minifolio restart, reset, k6) and returns its
 // output, exit code and the run's summary document.
-function cicoRun(name, vars, { timeoutMs = 240_000 } = {}) {
-  const testid = `e2e-${name}-${Date.now()}`;
-  const r = run(process.execPath, [join(repo, 'tools', 'folio-perf.mjs'), 'run'], {
-    env: { PROFILE: 'smoke', DURATION: '30s', MINIFOLIO_PROFILE: 'fast', TESTID: testid, ...vars },
-    timeoutMs,
-  });
-  let summary = null;
-  try {
-    summary = JSON.parse(readFileSync(join(repo, 'results', testid, 'summary.json'), 'utf8'));
-  } catch {
-    // a run stopped before the load has no summary; the caller asserts on that
-  }
-  return { ...r, out: r.stdout + r.stderr, testid, summary };
-}
+const cicoRun = (name, vars, { timeoutMs = 240_000 } = {}) =>
+  folioPerfRun(name, { PROFILE: 'smoke', DURATION: '30s', MINIFOLIO_PROFILE: 'fast', ...vars }, timeoutMs);
 
 // k6Direct runs the CICO script without folio-perf run, against the already running
 // minifolio, for the bad-input cases that must stop before any load.

@@ -10,7 +10,7 @@ import assert from 'node:assert/strict';
 import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { repo, env, bin, influxQuery, run } from './helpers.mjs';
+import { repo, env, bin, influxQuery, run, folioPerfRun } from './helpers.mjs';
 import { METRICS as M } from '../../lib/metrics.js';
 import { refreshMarginMs } from '../../lib/auth.js';
 import { RECORD_PREFIX } from '../../lib/record.js';
@@ -33,20 +33,7 @@ function zeroFailureThresholds() {
   writeFileSync(thFile, JSON.stringify(th));
 }
 
-function folioRun(name, vars, timeoutMs = 900_000) {
-  const testid = `e2e-euwf-${name}-${Date.now()}`;
-  const r = run(process.execPath, [join(repo, 'tools', 'folio-perf.mjs'), 'run'], {
-    env: { PROFILE: 'smoke', TESTID: testid, THRESHOLDS: thFile, ...vars },
-    timeoutMs,
-  });
-  let summary = null;
-  try {
-    summary = JSON.parse(readFileSync(join(repo, 'results', testid, 'summary.json'), 'utf8'));
-  } catch {
-    // asserted by the caller
-  }
-  return { ...r, out: r.stdout + r.stderr, testid, summary };
-}
+const folioRun = (name, vars, timeoutMs = 900_000) => folioPerfRun(`euwf-${name}`, { PROFILE: 'smoke', THRESHOLDS: thFile, ...vars }, timeoutMs);
 
 const count = (s, key) => s.k6.metrics[key]?.values?.count ?? 0;
 const tail = (out) => out.slice(-5000);

@@ -110,6 +110,21 @@ export function startFolioPerf(vars, args = ['run']) {
 // suites' own are 100 apart from it and from each other: 1 contract, 2 jmeter, 3 db-password.
 export const ownMinifolioPort = (slot) => Number(env('FP_MINIFOLIO_PORT')) + 100 * slot;
 
+// folioPerfRun runs `folio-perf run` as a user would (minifolio restarted, reset, k6) under a new
+// test id `e2e-<name>-<ms>` with vars as its settings, and returns its exit, output and summary.json
+// (null when the run stopped before writing one: the caller asserts on that).
+export function folioPerfRun(name, vars, timeoutMs = 240_000) {
+  const testid = `e2e-${name}-${Date.now()}`;
+  const r = run(process.execPath, [join(repo, 'tools', 'folio-perf.mjs'), 'run'], { env: { TESTID: testid, ...vars }, timeoutMs });
+  let summary = null;
+  try {
+    summary = JSON.parse(readFileSync(join(repo, 'results', testid, 'summary.json'), 'utf8'));
+  } catch {
+    // no summary: asserted by the caller
+  }
+  return { ...r, out: r.stdout + r.stderr, testid, summary };
+}
+
 // folioPerf runs `node tools/folio-perf.mjs ARGS` (report, compare, ...) against the stack's
 // InfluxDB; extra adds or overrides environment variables.
 export function folioPerf(args, extra = {}) {
