@@ -20,6 +20,8 @@ const plan = join(repo, 'tools', 'jmeter', 'ptf', 'check-in-check-out', 'circula
 // Its own minifolio, apart from the stack's (which a run left up) and the contract suite's.
 const port = () => String(ownMinifolioPort(2));
 const dbEnv = () => ({ MINIFOLIO_DB: env('FP_PG_DSN') });
+// JMeter's timer.factor for the CICO run: a floor on each iteration's time (see the test).
+const THINK_FACTOR = 0.01;
 
 function harness(args, timeoutMs = 240_000) {
   const r = run('node', [join(repo, 'tools', 'jmeter', 'run.mjs'), plan, '--data', data, ...args], { env: { FP_MINIFOLIO_PORT: port() }, timeoutMs });
@@ -27,11 +29,12 @@ function harness(args, timeoutMs = 240_000) {
 }
 
 before(() => {
-  // Enough that no list wraps within 40 s on a quiet machine (some 500 check-outs): PTF's plan takes
-  // the next patron for every check-out and never returns a loan to the same patron (with 20
-  // patrons each ran into minifolio's loan limit, 422), and its check-ins trail its check-outs
-  // (43 % to 57 %): once available.csv had wrapped twice (300 items), a check-out reached an item
-  // still out (422, seen on an idle CI machine).
+  // Every iteration of PTF's plan reads the next line of each list (check-out or check-in alike),
+  // and an item checked out on the first pass through available.csv may still be out when the list
+  // comes round again (its check-in line fell on a check-out iteration): a second check-out of it is
+  // refused (422). So the run must stay within available.csv (half the items, less the lag), which
+  // the think time below guarantees whatever the machine's speed (422 on an idle CI machine with
+  // no think time and 300 items).
   const seed = run(bin('minifolio'), ['seed', '--force', '--quiet', '--tenant', tenant, '--items', '3000', '--users', '1000'], { env: dbEnv(), timeoutMs: 180_000 });
   assert.equal(seed.status, 0, seed.stdout + seed.stderr);
   const up = run(bin('minifolio'), ['up', '--port', port(), '--run-dir', runDir, '--profile', 'fast'], { env: dbEnv(), timeoutMs: 120_000 });
@@ -51,13 +54,19 @@ test('the credentials file is readable by its owner only', () => {
 
 test("PTF's CICO plan passes its own assertions against minifolio: check-outs and check-ins, no failed sample", () => {
   const out = join(tmp, 'run');
-  const r = harness(['--out', out, '-JHOSTNAME=127.0.0.1', '-JVUSERS=2', '-JDURATION=40', '-Jtimer.factor=0']);
+  // Think time at 1 % of PTF's: a check-out waits at least 4 timers (8 s in all, 80 ms here), a
+  // check-in 6 (18 s), so 2 users make at most 2 x (40 s / 80 ms + 1) = 1,002 iterations in 40 s,
+  // fewer than available.csv's 1,450 items (3,000 seeded, half at the home service point).
+  const r = harness(['--out', out, '-JHOSTNAME=127.0.0.1', '-JVUSERS=2', '-JDURATION=40', `-Jtimer.factor=${THINK_FACTOR}`]);
   assert.equal(r.status, 0, r.out);
   const rows = parseJtl(readFileSync(join(out, 'results.jtl'), 'utf8'));
   const failed = rows.filter((x) => !x.ok);
   assert.deepEqual(failed.slice(0, 3).map((x) => `${x.label} ${x.code} ${x.message}`), [], 'failed samples');
   const count = (label) => rows.filter((x) => x.label === label).length;
   assert.ok(count('Check-Out Controller') > 0 && count('Check-In Controller') > 0, r.out);
+  const lines = readFileSync(join(data, 'jmeter-supported-data', 'available.csv'), 'utf8').trim().split('\n').length;
+  const iterations = count('Check-Out Controller') + count('Check-In Controller');
+  assert.ok(iterations < lines, `${iterations} iterations went round available.csv (${lines} items): seed more items or raise the think time`);
   assert.match(r.out, /transaction Check-Out Controller: [1-9]\d*, failed 0/);
   // The check-outs are real: the tenant holds the loans they made, each returned or still open.
   const loans = Number(sql(`select count(*) from ${tenant}_mod_circulation_storage.loan`));
