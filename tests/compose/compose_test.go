@@ -59,7 +59,7 @@ func nativeInfluxPort(t *testing.T, root string) string {
 func TestDockerCompose(t *testing.T) {
 	root := repoRoot(t)
 	file := filepath.Join(root, "docker-compose.yml")
-	p, err := Load(context.Background(), file)
+	p, err := Load(context.Background(), file, AllProfiles...)
 	if err != nil {
 		t.Fatalf("docker-compose.yml does not load: %v", err)
 	}
@@ -135,7 +135,7 @@ services:
 	if err := os.WriteFile(file, []byte(broken), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	p, err := Load(context.Background(), file)
+	p, err := Load(context.Background(), file, AllProfiles...)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -191,7 +191,7 @@ func TestDefaultsFromTheOneFile(t *testing.T) {
 		return string(m[1])
 	}
 	load := func(dir string) *types.Project {
-		p, err := Load(context.Background(), filepath.Join(dir, "docker-compose.yml"))
+		p, err := Load(context.Background(), filepath.Join(dir, "docker-compose.yml"), AllProfiles...)
 		if err != nil {
 			t.Fatalf("docker-compose.yml does not load: %v", err)
 		}
