@@ -207,8 +207,8 @@ func TestDefaultsFromTheOneFile(t *testing.T) {
 			t.Errorf("%s publishes %d on %q, defaults.env's %s is %s", c.service, c.target, got, c.key, want)
 		}
 	}
-	if seed := strings.Join(p.Services["minifolio-seed"].Command, " "); seed != "seed --force-remote --tenant "+value(defaults, "FP_TENANT")+" --admin-user "+value(defaults, "FP_USER") {
-		t.Errorf("minifolio-seed runs %q, not defaults.env's tenant and operator", seed)
+	if seed := strings.Join(p.Services["minifolio-seed"].Command, " "); seed != "seed --force-remote --tenant "+value(defaults, "FP_TENANT")+" --admin-user "+value(defaults, "FP_USER")+" --scale "+nativeSeedScale(t, root) {
+		t.Errorf("minifolio-seed runs %q, not defaults.env's tenant and operator at folio-perf run's default scale", seed)
 	}
 
 	// Another gateway port in the one file: compose publishes it.
@@ -229,4 +229,19 @@ func TestDefaultsFromTheOneFile(t *testing.T) {
 	if got := published(load(dir), "okapi", 9130); got != "19130" {
 		t.Errorf("with FP_MINIFOLIO_PORT=19130 in defaults.env the gateway is published on %q", got)
 	}
+}
+
+// nativeSeedScale is folio-perf run's default SEED_SCALE (tools/run/settings.mjs), the size a native
+// run seeds minifolio's tenants at.
+func nativeSeedScale(t *testing.T, root string) string {
+	t.Helper()
+	b, err := os.ReadFile(filepath.Join(root, "tools", "run", "settings.mjs"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	m := regexp.MustCompile(`\['SEED_SCALE', '(\w+)'`).FindSubmatch(b)
+	if m == nil {
+		t.Fatal("tools/run/settings.mjs has no SEED_SCALE default")
+	}
+	return string(m[1])
 }

@@ -313,6 +313,21 @@ func TestK6ServiceFilesTheRunUnderResults(t *testing.T) {
 	if code == 0 || len(entries) != 1 || !strings.Contains(out, `is not a test id; fix:`) {
 		t.Errorf("a bad TESTID: exit %d, results/ holds %d entries (want the first run's only):\n%s", code, len(entries), out)
 	}
+	// The machine reaches the run's record as folio-perf run gives it (lib/record.js MACHINE_ENV),
+	// and a script without a summary of its own leaves no work directory.
+	script := filepath.Join(n.work, "machine.js")
+	if err := os.WriteFile(script, []byte("export const options = { iterations: 1 };\nexport default function () { console.log(`machine ${__ENV.FP_MACHINE_CORES} ${__ENV.FP_MACHINE_MEMORY_BYTES}`); }\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	record, err := os.ReadFile(filepath.Join(root, "lib", "record.js"))
+	if err != nil || !strings.Contains(string(record), "{ cores: 'FP_MACHINE_CORES', memoryBytes: 'FP_MACHINE_MEMORY_BYTES' }") {
+		t.Errorf("lib/record.js's MACHINE_ENV is not FP_MACHINE_CORES, FP_MACHINE_MEMORY_BYTES (%v)", err)
+	}
+	out, code = n.run(t, k6, append(slices.Clone(k6.Entrypoint), "run", "machine.js"), "K6_INFLUXDB_RETRY_TIMEOUT=1s")
+	entries, _ = os.ReadDir(filepath.Join(n.work, "results"))
+	if code != 0 || !regexp.MustCompile(`msg="machine [1-9]\d* [1-9]\d*"`).MatchString(out) || len(entries) != 1 {
+		t.Errorf("a run of a script of one's own: exit %d, results/ holds %d entries (want 1), machine not given:\n%s", code, len(entries), out)
+	}
 	// Not a run: k6 as it is, nothing filed.
 	out, code = n.run(t, k6, append(slices.Clone(k6.Entrypoint), "version"))
 	if code != 0 || !strings.Contains(out, "k6 v") || strings.Contains(out, "==> results") {
@@ -355,7 +370,7 @@ func TestSearchPrepRunsTheNativeTools(t *testing.T) {
 		}
 	}
 	seed := strings.Join(p.Services["search-seed"].Command, " ")
-	if want := "seed --force-remote --tenant " + value("FP_REINDEX_TENANT") + " --admin-user " + value("FP_USER") + " --events-per-user 0"; seed != want {
+	if want := "seed --force-remote --tenant " + value("FP_REINDEX_TENANT") + " --admin-user " + value("FP_USER") + " --scale " + nativeSeedScale(t, root) + " --events-per-user 0"; seed != want {
 		t.Errorf("search-seed runs %q, want %q (the native run's seed of the reindex tenant)", seed, want)
 	}
 
