@@ -80,16 +80,27 @@ func ImagesPinned(p *types.Project) []string {
 			f = append(f, fmt.Sprintf("%s: no image name (a built image needs name:tag too)", name))
 			continue
 		}
-		m := tagRe.FindStringSubmatch(img)
-		switch {
-		case m == nil:
-			f = append(f, fmt.Sprintf("%s: image %s has no tag", name, img))
-		case m[1] == "latest":
-			f = append(f, fmt.Sprintf("%s: image %s uses latest", name, img))
+		bases := []string{img}
+		// an image built from an inline Dockerfile: its base images too
+		if b := p.Services[name].Build; b != nil {
+			for _, from := range fromRe.FindAllStringSubmatch(b.DockerfileInline, -1) {
+				bases = append(bases, from[1])
+			}
+		}
+		for _, img := range bases {
+			m := tagRe.FindStringSubmatch(img)
+			switch {
+			case m == nil:
+				f = append(f, fmt.Sprintf("%s: image %s has no tag", name, img))
+			case m[1] == "latest":
+				f = append(f, fmt.Sprintf("%s: image %s uses latest", name, img))
+			}
 		}
 	}
 	return f
 }
+
+var fromRe = regexp.MustCompile(`(?m)^\s*FROM\s+(\S+)`)
 
 // DependenciesHealthy: every depends_on states its condition; a service that
 // others wait for as healthy has a healthcheck; one waited for to complete

@@ -104,6 +104,12 @@ services:
   influxdb:
     image: influxdb
     environment: { INFLUXDB_DB: k6 }
+  prep:
+    image: folio-perf/prep:1
+    build:
+      context: .
+      dockerfile_inline: |
+        FROM node:latest
   grafana:
     image: grafana/grafana:latest
     ports: ["3000:3000"]
@@ -149,7 +155,7 @@ services:
 		}
 	}
 	expect("binds", BindMountsExist(p), "missing does not exist")
-	expect("images", ImagesPinned(p), "influxdb has no tag", "uses latest")
+	expect("images", ImagesPinned(p), "influxdb has no tag", "uses latest", "prep: image node:latest uses latest")
 	expect("deps", DependenciesHealthy(p), "influxdb has no healthcheck", `condition "service_started"`)
 	expect("k6", K6WritesToInfluxDB(p), `"localhost" is not an InfluxDB`, "FOLIO_ENV is not docker", "K6_AUTO_EXTENSION_RESOLUTION")
 	expect("grafana", GrafanaProvisioned(p, dir), "lacks datasources")
