@@ -353,17 +353,7 @@ func TestSearchPrepRunsTheNativeTools(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	defaults, err := os.ReadFile(filepath.Join(root, "defaults.env"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	value := func(key string) string {
-		m := regexp.MustCompile(`(?m)^` + key + `=(.*)$`).FindSubmatch(defaults)
-		if m == nil {
-			t.Fatalf("defaults.env has no %s", key)
-		}
-		return string(m[1])
-	}
+	value := func(key string) string { return defaultsValue(t, root, key) }
 	for _, want := range []string{"search-index.mjs", "--if-incomplete", "--timeout"} {
 		if !strings.Contains(string(native), want) || !strings.Contains(cmd, want) {
 			t.Errorf("search-prep's command and tools/run/workflows/search.mjs do not both use %s:\n%s", want, cmd)
