@@ -21,7 +21,7 @@ export RESULTS_DIR="$stage"
 export K6_WEB_DASHBOARD=true K6_WEB_DASHBOARD_PORT=-1 K6_WEB_DASHBOARD_EXPORT="$stage/k6-report.html"
 # The machine k6 runs on, for the run's record (lib/record.js MACHINE_ENV; k6 cannot read /proc).
 : "${FP_MACHINE_CORES:=$(nproc 2>/dev/null)}"
-: "${FP_MACHINE_MEMORY_BYTES:=$(awk '/^MemTotal:/ { printf "%d", $2 * 1024 }' /proc/meminfo 2>/dev/null)}"
+: "${FP_MACHINE_MEMORY_BYTES:=$(awk '/^MemTotal:/ { printf "%.0f", $2 * 1024 }' /proc/meminfo 2>/dev/null)}"
 export FP_MACHINE_CORES FP_MACHINE_MEMORY_BYTES
 
 # This script is the container's first process, which `docker compose run` and `docker stop` signal:
