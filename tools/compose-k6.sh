@@ -24,6 +24,21 @@ export K6_WEB_DASHBOARD=true K6_WEB_DASHBOARD_PORT=-1 K6_WEB_DASHBOARD_EXPORT="$
 : "${FP_MACHINE_MEMORY_BYTES:=$(awk '/^MemTotal:/ { printf "%.0f", $2 * 1024 }' /proc/meminfo 2>/dev/null)}"
 export FP_MACHINE_CORES FP_MACHINE_MEMORY_BYTES
 
+# The compose stack's own database before and after k6, for the report's Database section
+# (tools/compose-db-snapshot.js), as folio-perf run does on its own stack; none when the run is aimed
+# at another FOLIO (FOLIO_ENV other than docker, FOLIO_URL, in the environment or as k6's -e).
+own_stack=1
+if [ "${FOLIO_ENV:-docker}" != docker ] || [ -n "${K6_ENV:-}${FOLIO_URL:-}" ] || [ -z "${FP_STACK_DB:-}" ]; then own_stack=; fi
+for a in "$@"; do
+  case $a in *FOLIO_ENV=* | *K6_ENV=* | *FOLIO_URL=*) own_stack= ;; esac
+done
+db_snapshot() { # start|end
+  [ -n "$own_stack" ] || return 0
+  env -u K6_OUT -u K6_WEB_DASHBOARD -u K6_WEB_DASHBOARD_EXPORT -u RESULTS_DIR \
+    k6 run -q -e WHEN="$1" -e OUT="$stage" "$(dirname "$0")/compose-db-snapshot.js" </dev/null || true
+}
+db_snapshot start
+
 # This script is the container's first process, which `docker compose run` and `docker stop` signal:
 # a stop reaches k6 as SIGTERM (k6 then stops as on Ctrl-C: teardown and summary), and the script
 # waits for k6 to end before it files what k6 wrote. (A background k6 ignores SIGINT: POSIX sh.)
@@ -36,6 +51,7 @@ while kill -0 "$pid" 2>/dev/null; do
   wait "$pid"
   rc=$?
 done
+db_snapshot end
 
 # The run's test id, from the summary's meta (its first "testid"); a run that wrote no summary
 # (a bad setting) leaves nothing behind.

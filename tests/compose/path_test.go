@@ -145,11 +145,11 @@ func closedPort(t *testing.T) string {
 
 // native is a service's command made runnable on this machine: the repository's mount becomes a
 // scratch copy of it (links to the repository's files; results/ and data/ its own), and every
-// http://<compose service>:<port> a closed port on 127.0.0.1.
+// compose service's address (//name:port or @name:port) a closed port on 127.0.0.1.
 type native struct {
 	work    string            // the mount's stand-in
 	mount   string            // the mount's target in the container (/work)
-	hosts   map[string]string // compose URL prefix -> local one
+	hosts   map[string]string // compose service name or alias -> a closed port on 127.0.0.1
 	pathDir string            // first on PATH: the image's programs
 }
 
@@ -184,7 +184,7 @@ func newNative(t *testing.T, root string, p *types.Project, s types.ServiceConfi
 			}
 		}
 		for _, h := range names {
-			n.hosts["http://"+h+":"] = "http://127.0.0.1:" + closedPort(t)
+			n.hosts[h] = closedPort(t)
 		}
 	}
 	return n
@@ -195,9 +195,9 @@ func (n *native) local(v string) string {
 	if strings.HasPrefix(v, n.mount+"/") {
 		v = n.work + strings.TrimPrefix(v, n.mount)
 	}
-	for from, to := range n.hosts {
-		// http://name:port/... -> http://127.0.0.1:<closed>/...
-		v = regexp.MustCompile(regexp.QuoteMeta(from)+`\d+`).ReplaceAllLiteralString(v, to)
+	for host, port := range n.hosts {
+		// http://name:port/... -> http://127.0.0.1:<closed>/..., user@name:port/db -> user@127.0.0.1:<closed>/db
+		v = regexp.MustCompile(`(//|@)`+regexp.QuoteMeta(host)+`:\d+`).ReplaceAllString(v, "${1}127.0.0.1:"+port)
 	}
 	return v
 }
@@ -262,13 +262,14 @@ func TestK6ServiceFilesTheRunUnderResults(t *testing.T) {
 	if cico.service != "k6" || report.text == "" {
 		t.Fatalf("docs/docker.md's block lacks `docker compose run --rm k6 ...` (%q) or the report line", cico.text)
 	}
-	// env/docker.json's FOLIO (http://minifolio:9130) where nothing listens, as the k6 service's
-	// own URLs: the run stops at setup, which still files a summary and k6's report. InfluxDB is
-	// absent too: its samples are given up after seconds instead of a minute.
-	folio := n.local("http://minifolio:9130")
+	// The target is the compose one, env/docker.json's FOLIO (http://minifolio:9130), a name this
+	// machine does not resolve: the run stops at setup, which still files a summary and k6's report.
+	// The service's InfluxDB and database are closed ports here: InfluxDB's samples are given up
+	// after seconds instead of a minute, and the database snapshots fail, costing only themselves.
 	// k6's HTML report needs a few of its snapshots (K6_WEB_DASHBOARD_PERIOD apart): the InfluxDB
 	// retries keep this run going long enough for three.
-	out, code := n.run(t, k6, append(slices.Clone(k6.Entrypoint), cico.args...), "FOLIO_URL="+folio, "K6_INFLUXDB_RETRY_TIMEOUT=4s", "K6_WEB_DASHBOARD_PERIOD=1s")
+	folio := "http://minifolio:9130"
+	out, code := n.run(t, k6, append(slices.Clone(k6.Entrypoint), cico.args...), "K6_INFLUXDB_RETRY_TIMEOUT=4s", "K6_WEB_DASHBOARD_PERIOD=1s")
 	m := regexp.MustCompile(`(?m)^==> results: results/([\w.-]+)/summary\.json results/([\w.-]+)/k6-report\.html$`).FindStringSubmatch(out)
 	if m == nil || m[1] != m[2] {
 		t.Fatalf("no `==> results: results/<testid>/summary.json results/<testid>/k6-report.html` line (exit %d):\n%s", code, out)
@@ -276,6 +277,13 @@ func TestK6ServiceFilesTheRunUnderResults(t *testing.T) {
 	testid := m[1]
 	if code == 0 || !strings.Contains(out, "FOLIO is not reachable at "+folio) {
 		t.Errorf("the run against a FOLIO that is not there exited %d without saying so:\n%s", code, out)
+	}
+	// Both snapshots of the compose database were tried (FP_STACK_DB), on the service's database.
+	db := n.local(derefOr(k6.Environment["FP_STACK_DB"], ""))
+	for _, when := range []string{"start", "end"} {
+		if want := fmt.Sprintf("==> report: no pg_stat_statements snapshot (%s): %s", when, db); !strings.Contains(out, want) {
+			t.Errorf("no line %q (FP_STACK_DB %q):\n%s", want, derefOr(k6.Environment["FP_STACK_DB"], ""), out)
+		}
 	}
 	dir := filepath.Join(n.work, "results", testid)
 	var doc struct {
@@ -309,11 +317,15 @@ func TestK6ServiceFilesTheRunUnderResults(t *testing.T) {
 		t.Errorf("FP_HOST_INFLUX_URL %q is not where the influxdb service is published", host)
 	}
 
-	// A bad setting stops k6 before any summary: nothing is left behind, k6's exit code is kept.
-	out, code = n.run(t, k6, append(slices.Clone(k6.Entrypoint), cico.args...), "FOLIO_URL="+folio, "TESTID=not a test id")
+	// A bad setting stops k6 before any summary: nothing is left behind, k6's exit code is kept. Aimed
+	// at another FOLIO (FOLIO_URL), the run takes no snapshot of the compose database.
+	out, code = n.run(t, k6, append(slices.Clone(k6.Entrypoint), cico.args...), "FOLIO_URL="+n.local("http://minifolio:9130"), "TESTID=not a test id")
 	entries, _ := os.ReadDir(filepath.Join(n.work, "results"))
 	if code == 0 || len(entries) != 1 || !strings.Contains(out, `is not a test id; fix:`) {
 		t.Errorf("a bad TESTID: exit %d, results/ holds %d entries (want the first run's only):\n%s", code, len(entries), out)
+	}
+	if strings.Contains(out, "pg_stat_statements") {
+		t.Errorf("a run aimed at FOLIO_URL snapshotted the compose database:\n%s", out)
 	}
 	// The machine reaches the run's record as folio-perf run gives it (lib/record.js MACHINE_ENV),
 	// and a script without a summary of its own leaves no work directory.
