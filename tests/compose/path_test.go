@@ -351,6 +351,11 @@ func TestK6ServiceFilesTheRunUnderResults(t *testing.T) {
 	if code != 0 || !strings.Contains(out, want) || len(entries) != 1 {
 		t.Errorf("a run of a script of one's own: exit %d, results/ holds %d entries (want 1), want %s:\n%s", code, len(entries), want, out)
 	}
+	// The snapshot script reads its query from the native snapshot's module (one home): it finds it.
+	native, err := os.ReadFile(filepath.Join(root, "tools", "run", "db-snapshot.mjs"))
+	if err != nil || !regexp.MustCompile("export const STATEMENTS_SQL = `[^`]+`").Match(native) {
+		t.Errorf("tools/run/db-snapshot.mjs has no export const STATEMENTS_SQL = `...` for tools/compose-db-snapshot.js (%v)", err)
+	}
 	// Not a run: k6 as it is, nothing filed.
 	out, code = n.run(t, k6, append(slices.Clone(k6.Entrypoint), "version"))
 	if code != 0 || !strings.Contains(out, "k6 v") || strings.Contains(out, "==> results") {
