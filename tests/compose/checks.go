@@ -21,15 +21,18 @@ import (
 	"go.yaml.in/yaml/v4"
 )
 
-// Load reads a compose file as `docker compose --profile k6 --profile
-// native-grafana config` would,
-// with an environment that has none of the user's variables set, so the
-// file's own defaults are what gets checked.
-func Load(ctx context.Context, file string) (*types.Project, error) {
+// AllProfiles is compose's `--profile '*'`: every service of the file.
+var AllProfiles = []string{"*"}
+
+// Load reads a compose file as `docker compose --profile <p>... config` would
+// (no profile: what `docker compose up` starts), with an environment that has
+// none of the user's variables set, so the file's own defaults are what gets
+// checked.
+func Load(ctx context.Context, file string, profiles ...string) (*types.Project, error) {
 	opts, err := cli.NewProjectOptions([]string{file},
 		cli.WithWorkingDirectory(filepath.Dir(file)),
 		cli.WithName("folio-perf"),
-		cli.WithProfiles([]string{"k6", "native-grafana"}),
+		cli.WithProfiles(profiles),
 		cli.WithInterpolation(true),
 		cli.WithResolvedPaths(true),
 		cli.WithEnv([]string{}),
@@ -77,25 +80,40 @@ func ImagesPinned(p *types.Project) []string {
 			f = append(f, fmt.Sprintf("%s: no image name (a built image needs name:tag too)", name))
 			continue
 		}
-		m := tagRe.FindStringSubmatch(img)
-		switch {
-		case m == nil:
-			f = append(f, fmt.Sprintf("%s: image %s has no tag", name, img))
-		case m[1] == "latest":
-			f = append(f, fmt.Sprintf("%s: image %s uses latest", name, img))
+		bases := []string{img}
+		// an image built from an inline Dockerfile: its base images too
+		if b := p.Services[name].Build; b != nil {
+			for _, from := range fromRe.FindAllStringSubmatch(b.DockerfileInline, -1) {
+				bases = append(bases, from[1])
+			}
+		}
+		for _, img := range bases {
+			m := tagRe.FindStringSubmatch(img)
+			switch {
+			case m == nil:
+				f = append(f, fmt.Sprintf("%s: image %s has no tag", name, img))
+			case m[1] == "latest":
+				f = append(f, fmt.Sprintf("%s: image %s uses latest", name, img))
+			}
 		}
 	}
 	return f
 }
 
+var fromRe = regexp.MustCompile(`(?m)^\s*FROM\s+(\S+)`)
+
 // DependenciesHealthy: every depends_on states its condition; a service that
 // others wait for as healthy has a healthcheck; one waited for to complete
-// is a one-shot (never restarted).
+// is a one-shot (never restarted). An optional dependency (required: false)
+// may be missing: compose skips it when its profile is off.
 func DependenciesHealthy(p *types.Project) []string {
 	var f []string
 	for _, name := range sortedNames(p) {
 		for dep, d := range p.Services[name].DependsOn {
 			target, ok := p.Services[dep]
+			if !ok && !d.Required {
+				continue
+			}
 			if !ok {
 				f = append(f, fmt.Sprintf("%s depends on unknown service %s", name, dep))
 				continue
@@ -456,4 +474,22 @@ func OpenSearchForSearch(p *types.Project) []string {
 		f = append(f, fmt.Sprintf("mod-search: FP_OPENSEARCH_URL %q is not http://opensearch:9200", u))
 	}
 	return f
+}
+
+// Started is what `docker compose [--profile p]... run <service>` starts: the
+// service (its own profile enabled, as compose does for a service named on the
+// command line) and what it depends on, an optional dependency only when its
+// profile is on.
+func Started(ctx context.Context, file, service string, profiles ...string) ([]string, error) {
+	p, err := Load(ctx, file, profiles...)
+	if err != nil {
+		return nil, err
+	}
+	if p, err = p.WithServicesEnabled(service); err != nil {
+		return nil, err
+	}
+	if p, err = p.WithSelectedServices([]string{service}, types.IncludeDependencies); err != nil {
+		return nil, err
+	}
+	return sortedNames(p.WithoutUnresolvedOptionalDependencies()), nil
 }

@@ -42,16 +42,16 @@ func minifolioModules(t *testing.T, root string) []string {
 	return names
 }
 
-// nativeInfluxPort is the native stack's InfluxDB port, from the one file of defaults.
-func nativeInfluxPort(t *testing.T, root string) string {
+// defaultsValue is a setting of defaults.env, the one file of defaults (ports, tenants, operator).
+func defaultsValue(t *testing.T, root, key string) string {
 	t.Helper()
 	b, err := os.ReadFile(filepath.Join(root, "defaults.env"))
 	if err != nil {
 		t.Fatal(err)
 	}
-	m := regexp.MustCompile(`(?m)^FP_INFLUX_PORT=(\d+)$`).FindSubmatch(b)
+	m := regexp.MustCompile(`(?m)^` + key + `=(.*)$`).FindSubmatch(b)
 	if m == nil {
-		t.Fatal("defaults.env has no FP_INFLUX_PORT")
+		t.Fatalf("defaults.env has no %s", key)
 	}
 	return string(m[1])
 }
@@ -59,7 +59,7 @@ func nativeInfluxPort(t *testing.T, root string) string {
 func TestDockerCompose(t *testing.T) {
 	root := repoRoot(t)
 	file := filepath.Join(root, "docker-compose.yml")
-	p, err := Load(context.Background(), file)
+	p, err := Load(context.Background(), file, AllProfiles...)
 	if err != nil {
 		t.Fatalf("docker-compose.yml does not load: %v", err)
 	}
@@ -73,7 +73,7 @@ func TestDockerCompose(t *testing.T) {
 		"ports on 127.0.0.1":           LocalPortsOnly(p),
 		"secrets from the environment": SecretsFromEnv(file),
 		"opensearch for mod-search":    OpenSearchForSearch(p),
-		"grafana for the native stack": NativeGrafana(p, filepath.Join(root, "dashboards", "generated"), nativeInfluxPort(t, root), "folio-influxdb"),
+		"grafana for the native stack": NativeGrafana(p, filepath.Join(root, "dashboards", "generated"), defaultsValue(t, root, "FP_INFLUX_PORT"), "folio-influxdb"),
 	}
 	for name, findings := range checks {
 		t.Run(name, func(t *testing.T) {
@@ -104,6 +104,12 @@ services:
   influxdb:
     image: influxdb
     environment: { INFLUXDB_DB: k6 }
+  prep:
+    image: folio-perf/prep:1
+    build:
+      context: .
+      dockerfile_inline: |
+        FROM node:latest
   grafana:
     image: grafana/grafana:latest
     ports: ["3000:3000"]
@@ -135,7 +141,7 @@ services:
 	if err := os.WriteFile(file, []byte(broken), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	p, err := Load(context.Background(), file)
+	p, err := Load(context.Background(), file, AllProfiles...)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -149,7 +155,7 @@ services:
 		}
 	}
 	expect("binds", BindMountsExist(p), "missing does not exist")
-	expect("images", ImagesPinned(p), "influxdb has no tag", "uses latest")
+	expect("images", ImagesPinned(p), "influxdb has no tag", "uses latest", "prep: image node:latest uses latest")
 	expect("deps", DependenciesHealthy(p), "influxdb has no healthcheck", `condition "service_started"`)
 	expect("k6", K6WritesToInfluxDB(p), `"localhost" is not an InfluxDB`, "FOLIO_ENV is not docker", "K6_AUTO_EXTENSION_RESOLUTION")
 	expect("grafana", GrafanaProvisioned(p, dir), "lacks datasources")
@@ -183,15 +189,8 @@ func TestDefaultsFromTheOneFile(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	value := func(text []byte, key string) string {
-		m := regexp.MustCompile(`(?m)^` + key + `=(.*)$`).FindSubmatch(text)
-		if m == nil {
-			t.Fatalf("defaults.env has no %s", key)
-		}
-		return string(m[1])
-	}
 	load := func(dir string) *types.Project {
-		p, err := Load(context.Background(), filepath.Join(dir, "docker-compose.yml"))
+		p, err := Load(context.Background(), filepath.Join(dir, "docker-compose.yml"), AllProfiles...)
 		if err != nil {
 			t.Fatalf("docker-compose.yml does not load: %v", err)
 		}
@@ -203,12 +202,12 @@ func TestDefaultsFromTheOneFile(t *testing.T) {
 		target  uint32
 		key     string
 	}{{"okapi", 9130, "FP_MINIFOLIO_PORT"}, {"postgres", 5432, "FP_PG_PORT"}, {"opensearch", 9200, "FP_OPENSEARCH_PORT"}, {"grafana", 3000, "FP_GRAFANA_PORT"}} {
-		if got, want := published(p, c.service, c.target), value(defaults, c.key); got != want {
+		if got, want := published(p, c.service, c.target), defaultsValue(t, root, c.key); got != want {
 			t.Errorf("%s publishes %d on %q, defaults.env's %s is %s", c.service, c.target, got, c.key, want)
 		}
 	}
-	if seed := strings.Join(p.Services["minifolio-seed"].Command, " "); seed != "seed --force-remote --tenant "+value(defaults, "FP_TENANT")+" --admin-user "+value(defaults, "FP_USER") {
-		t.Errorf("minifolio-seed runs %q, not defaults.env's tenant and operator", seed)
+	if seed := strings.Join(p.Services["minifolio-seed"].Command, " "); seed != "seed --force-remote --tenant "+defaultsValue(t, root, "FP_TENANT")+" --admin-user "+defaultsValue(t, root, "FP_USER")+" --scale "+nativeSeedScale(t, root) {
+		t.Errorf("minifolio-seed runs %q, not defaults.env's tenant and operator at folio-perf run's default scale", seed)
 	}
 
 	// Another gateway port in the one file: compose publishes it.
@@ -229,4 +228,19 @@ func TestDefaultsFromTheOneFile(t *testing.T) {
 	if got := published(load(dir), "okapi", 9130); got != "19130" {
 		t.Errorf("with FP_MINIFOLIO_PORT=19130 in defaults.env the gateway is published on %q", got)
 	}
+}
+
+// nativeSeedScale is folio-perf run's default SEED_SCALE (tools/run/settings.mjs), the size a native
+// run seeds minifolio's tenants at.
+func nativeSeedScale(t *testing.T, root string) string {
+	t.Helper()
+	b, err := os.ReadFile(filepath.Join(root, "tools", "run", "settings.mjs"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	m := regexp.MustCompile(`\['SEED_SCALE', '(\w+)'`).FindSubmatch(b)
+	if m == nil {
+		t.Fatal("tools/run/settings.mjs has no SEED_SCALE default")
+	}
+	return string(m[1])
 }
