@@ -142,11 +142,12 @@ test('the loans the run created equal the successful check-outs k6 counted, and 
 test('regression gate: a Juniper-like candidate exits 99 naming check-out p(95); the same candidate on fast exits 0', () => {
   // One baseline run against one candidate on a shared machine: the machine's own speed moves both
   // transactions together (CI once saw the same fast candidate at twice the baseline's p95, check-in
-  // as much as check-out). So the gate is tested with a tolerance wider than that drift (4x + 100 ms),
-  // which the Juniper-like mechanism still exceeds many times over (its check-out p95 was 25x the
-  // baseline's in that run); the mechanism is the same as with thresholds.json's own numbers.
+  // as much as check-out, under a load average of 15). So the gate is tested with a tolerance of
+  // that drift (2x + 100 ms), which the Juniper-like mechanism exceeds many times over (its check-out
+  // p95 was 25x the baseline's in that run); the mechanism is the same as with thresholds.json's own
+  // numbers.
   const th = JSON.parse(readFileSync(join(repo, 'thresholds.json'), 'utf8'));
-  th.workflows.cico.regression.transactions = { stats: ['p(95)'], tolerance: 3, slackMs: 100 };
+  th.workflows.cico.regression.transactions = { stats: ['p(95)'], tolerance: 1, slackMs: 100 };
   th.workflows.cico.regression.apis.tolerance = 3;
   th.workflows.cico.regression.apis.slackMs = 200;
   const thFile = join(tmp, 'thresholds.json');
