@@ -24,8 +24,12 @@ $(JMETER_HOME)/.fetched: $(CURDIR)/tools/jmeter/pom.xml
 	@touch $@
 
 # make jmeter-run PLAN=path/to/plan.jmx [JMETER_PROPS='-JVUSERS=8 -JDURATION=300'] [JMETER_TARGET=http://127.0.0.1:9130]
+# PLAN, JMETER_TARGET and JMETER_PROPS reach the recipe through the environment (make exports
+# command-line variables) and are expanded by the shell there: make would paste $(PLAN) into the
+# recipe's text before the shell parses it, so a quote in a value would end the quoting. The
+# properties split on spaces, as written.
 jmeter-run: jmeter ## run a JMeter plan headless against the loopback minifolio (PLAN=, JMETER_PROPS=, JMETER_TARGET=); results/jmeter-*/results.jtl
-	@node tools/jmeter/run.mjs "$(PLAN)" $(if $(JMETER_TARGET),--target "$(JMETER_TARGET)") $(JMETER_PROPS)
+	@node tools/jmeter/run.mjs "$$PLAN" $${JMETER_TARGET:+--target "$$JMETER_TARGET"} $$JMETER_PROPS
 
 test-unit-jmeter: ## the JMeter harness's pure parts: pointing a plan at loopback, arguments, JTL summary (no JMeter)
 	@node --test $(CURDIR)/tests/unit/jmeter.test.mjs

@@ -162,7 +162,9 @@ test('make report/compare with a hostile test id run nothing but folio-perf, whi
   // No recipe pastes a user value into its text: every ?= variable is exported and read as "$$NAME".
   for (const f of ['Makefile', ...readdirSync(join(repo, 'mk')).map((n) => join('mk', n))]) {
     const text = readFileSync(join(repo, f), 'utf8');
-    const userVars = [...text.matchAll(/^(?:export )?([A-Z_][A-Z0-9_]*) \?=/gm)].map((m) => m[1]).concat(['TESTID', 'A', 'B']);
+    // ... and every NAME= a target's help offers (make jmeter-run PLAN=... pasted $(PLAN) once).
+    const offered = [...text.matchAll(/##.*$/gm)].flatMap((m) => [...m[0].matchAll(/\b([A-Z][A-Z0-9_]*)=/g)].map((x) => x[1]));
+    const userVars = [...text.matchAll(/^(?:export )?([A-Z_][A-Z0-9_]*) \?=/gm)].map((m) => m[1]).concat(['TESTID', 'A', 'B'], offered);
     for (const recipe of text.split('\n').filter((l) => l.startsWith('\t'))) {
       for (const v of userVars) assert.ok(!recipe.includes(`$(${v})`), `${f}: a recipe pastes $(${v}): ${recipe.trim()}`);
     }
