@@ -11,11 +11,11 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
-	"sync"
 	"time"
 
 	"github.com/folio-perf/folio-perf/minifolio/internal/catalog"
 	"github.com/folio-perf/folio-perf/minifolio/internal/profile"
+	"github.com/folio-perf/folio-perf/minifolio/internal/proxybuf"
 	"github.com/folio-perf/folio-perf/minifolio/internal/storage"
 )
 
@@ -63,7 +63,7 @@ func NewKong(cfg KongConfig) *Kong {
 		name := m.Name
 		k.proxies[name] = &httputil.ReverseProxy{
 			Transport:  tr,
-			BufferPool: copyBuffers,
+			BufferPool: proxybuf.Pool,
 			Rewrite: func(pr *httputil.ProxyRequest) {
 				pr.SetURL(target)
 				pr.Out.Host = target.Host
@@ -95,19 +95,6 @@ func NewKong(cfg KongConfig) *Kong {
 	k.version, _ = json.Marshal(map[string]string{"version": "3.9.1", "edition": "community"})
 	return k
 }
-
-var copyBuffers = &bufferPool{}
-
-type bufferPool struct{ p sync.Pool }
-
-func (b *bufferPool) Get() []byte {
-	if v, ok := b.p.Get().(*[]byte); ok {
-		return *v
-	}
-	return make([]byte, 32<<10)
-}
-
-func (b *bufferPool) Put(buf []byte) { b.p.Put(&buf) }
 
 // sts is folio-kong's global response-transformer header.
 const sts = "max-age=31536000; includeSubDomains; preload"

@@ -15,6 +15,7 @@ import (
 
 	"github.com/folio-perf/folio-perf/minifolio/internal/catalog"
 	"github.com/folio-perf/folio-perf/minifolio/internal/okapi"
+	"github.com/folio-perf/folio-perf/minifolio/internal/proxybuf"
 	"github.com/folio-perf/folio-perf/minifolio/internal/storage"
 )
 
@@ -69,7 +70,7 @@ func NewSidecar(cfg SidecarConfig) *Sidecar {
 		target, _ := url.Parse(to)
 		return &httputil.ReverseProxy{
 			Transport:  tr,
-			BufferPool: copyBuffers,
+			BufferPool: proxybuf.Pool,
 			Rewrite: func(pr *httputil.ProxyRequest) {
 				pr.SetURL(target)
 				pr.Out.Host = target.Host

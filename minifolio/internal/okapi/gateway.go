@@ -25,6 +25,7 @@ import (
 
 	"github.com/folio-perf/folio-perf/minifolio/internal/catalog"
 	"github.com/folio-perf/folio-perf/minifolio/internal/jsonlayout"
+	"github.com/folio-perf/folio-perf/minifolio/internal/proxybuf"
 	"github.com/folio-perf/folio-perf/minifolio/internal/storage"
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgconn"
@@ -117,7 +118,7 @@ func New(cfg Config) *Gateway {
 		name := m.Name
 		g.proxies[name] = &httputil.ReverseProxy{
 			Transport:  tr,
-			BufferPool: copyBuffers,
+			BufferPool: proxybuf.Pool,
 			Rewrite: func(pr *httputil.ProxyRequest) {
 				pr.SetURL(target)
 				pr.Out.Host = target.Host
@@ -133,22 +134,6 @@ func New(cfg Config) *Gateway {
 	}
 	return g
 }
-
-// copyBuffers: without a pool, ReverseProxy allocates (and the runtime
-// zeroes) a 32 KB buffer for every response it copies, a tenth of the
-// gateway's CPU under a CICO load.
-var copyBuffers = &bufferPool{}
-
-type bufferPool struct{ p sync.Pool }
-
-func (b *bufferPool) Get() []byte {
-	if v, ok := b.p.Get().(*[]byte); ok {
-		return *v
-	}
-	return make([]byte, 32<<10)
-}
-
-func (b *bufferPool) Put(buf []byte) { b.p.Put(&buf) }
 
 // textError is Okapi's/mod-authtoken's text/plain error body.
 func textError(w http.ResponseWriter, status int, msg string) { storage.TextError(w, status, msg) }
