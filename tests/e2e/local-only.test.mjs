@@ -64,7 +64,10 @@ function group(root) {
         .map((kv) => [kv.slice(0, kv.indexOf('=')), kv.slice(kv.indexOf('=') + 1)]));
       const comm = stat.slice(stat.indexOf('(') + 1, stat.lastIndexOf(')'));
       const cmd = readFileSync(`/proc/${d}/cmdline`, 'utf8').split('\0').join(' ').trim();
-      if (cmd) out.push({ pid: Number(d), comm, environ, cmd }); // none: a process already exiting (its environment is gone)
+      // Neither a command nor an environment to read: a process exiting or in the middle of an exec
+      // (/proc gives its environment as empty then while its old command line still shows: seen with
+      // Debian's psql, a perl wrapper that execs the real psql). Its next look, if any, says.
+      if (cmd && Object.keys(environ).length) out.push({ pid: Number(d), comm, environ, cmd });
     } catch {
       // gone meanwhile
     }
