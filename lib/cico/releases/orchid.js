@@ -7,6 +7,7 @@
 import * as api from '../api.js';
 import { cqlId, cqlQuote } from '../../folio.js';
 import { call, think, nowOf } from '../sequence.js';
+import { hasLoan, hasPolicy, itemId, feesFinesRow } from './checkin-row.js';
 
 const checkOut = [
   call(() => api.configEntries('(module==CHECKOUT and configName==other_settings)')),
@@ -42,9 +43,6 @@ const checkOut = [
 // PTF checks in at a random service point from GET /service-points; here it is the run's service
 // point, so items come back Available to the VU's pool instead of going In transit (the request
 // sequence is unchanged).
-const hasLoan = (c) => Boolean(c.checkin.loanId);
-const hasPolicy = (c) => hasLoan(c) && Boolean(c.checkin.lostItemPolicyId);
-const itemId = (c) => c.checkin.itemId || (c.item && c.item.id);
 const checkIn = [
   call(() => api.groups()),
   call(() => api.usersPage()),
@@ -62,10 +60,7 @@ const checkIn = [
   call((c) => api.accounts(`loanId==${cqlQuote(c.checkin.loanId)}`), { when: hasLoan }),
   think(5000, 2000, true, hasPolicy),
   call((c) => api.lostItemFeesPolicies(c.checkin.lostItemPolicyId), { when: hasPolicy }),
-  think(5000, 2000, true, hasLoan),
-  call((c) => api.accounts(`(userId==${c.checkin.userId} and itemId==${itemId(c)}) AND (status.name=="Open" OR status.name=="Closed")`), { when: hasLoan }),
-  think(1000, 2000, true, hasLoan),
-  call((c) => api.accounts(`(userId==${c.checkin.userId} and itemId==${itemId(c)} and loanId==${c.checkin.loanId}) and status.name=="Open"`), { when: hasLoan }),
+  ...feesFinesRow,
 ];
 
 export const orchid = Object.freeze({

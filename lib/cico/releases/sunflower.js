@@ -20,6 +20,7 @@
 import * as api from '../api.js';
 import { cqlId, cqlQuote, cqlWord } from '../../folio.js';
 import { call, think, nowOf } from '../sequence.js';
+import { hasLoan, hasPolicy, itemId, feesFinesRow } from './checkin-row.js';
 
 // ui-checkout's MAX_RECORDS; ui-checkin's (1000) is the staff slips' and service points' limit in api.js.
 const MAX_RECORDS_OUT = 10000;
@@ -57,9 +58,6 @@ export const checkOut = Object.freeze([
   call((c) => api.requests(`(requesterId==${pid(c)} and status=="Open*")`, MAX_RECORDS_OUT)),
 ]);
 
-const hasLoan = (c) => Boolean(c.checkin.loanId);
-const hasPolicy = (c) => hasLoan(c) && Boolean(c.checkin.lostItemPolicyId);
-const itemId = (c) => c.checkin.itemId || (c.item && c.item.id);
 
 export const checkIn = Object.freeze([
   call(() => api.groups()),
@@ -77,10 +75,7 @@ export const checkIn = Object.freeze([
   think(5000, 2000, true, hasPolicy),
   call((c) => api.lostItemFeesPolicies(c.checkin.lostItemPolicyId), { when: hasPolicy }),
   // The checked-in list's row: FeeFineDetailsButton, then FeesFinesOwnedStatus.
-  think(5000, 2000, true, hasLoan),
-  call((c) => api.accounts(`(userId==${c.checkin.userId} and itemId==${itemId(c)}) AND (status.name=="Open" OR status.name=="Closed")`), { when: hasLoan }),
-  think(1000, 2000, true, hasLoan),
-  call((c) => api.accounts(`(userId==${c.checkin.userId} and itemId==${itemId(c)} and loanId==${c.checkin.loanId}) and status.name=="Open"`), { when: hasLoan }),
+  ...feesFinesRow,
 ]);
 
 export const sunflower = Object.freeze({
