@@ -7,7 +7,10 @@
 //      metric, through the same output, paced to the CICO run's request rate: k6's per-request
 //      cost and its memory both depend on the rate (fixed per-second work, garbage between two
 //      collections), so this is the floor the CICO figures are compared with;
-//   3. the unpaced floor: the same, as fast as it goes (k6's cheapest request at full speed).
+//   3. the paced floor with the CICO script's modules evaluated in every VU
+//      (minifolio/bench-floor-modules.js): what the code alone holds per VU before any transaction,
+//      the part of the CICO memory that only dropping code from the VUs could remove;
+//   4. the unpaced floor: the same as 2, as fast as it goes (k6's cheapest request at full speed).
 // Every figure is the steady state: CPU time (user + system, from /proc) and requests counted over
 // the same window of each run, BENCH_WARM s (20) after its first iteration, for BENCH_WINDOW s
 // (30), so k6's start, set-up and teardown are left out; memory is the peak RSS at the window's
@@ -54,19 +57,21 @@ mf(['down', '--run-dir', runDir]);
 mf(['up', '--run-dir', runDir, '--port', port, '--profile', 'fast']);
 mf(['seed', '--tenant', tenant, '--items', '20000', '--users', '2000', '--loans', '500', '--quiet']);
 
+const cicoEnv = (id) => ({
+  FOLIO_ENV: 'local', TESTID: id, RELEASE: 'fast', FOLIO_TENANT: tenant, PROFILE: 'smoke', VUS: String(VUS), DURATION: duration,
+  THINK: 'none', FOLIO_URL: `http://127.0.0.1:${port}`, FOLIO_DB_PORT: setting('FP_PG_PORT'), FOLIO_DB_PASSWORD: localDbPassword(), FOLIO_PASSWORD: password,
+});
 const cico = (round) =>
   measureK6({
     repo, script: 'scripts/check-in-check-out.js', apiPort, warmS: WARM, windowS: WINDOW, log: join(out, `cico-${round}.log`), args: ['-o', influx],
-    env: {
-      FOLIO_ENV: 'local', TESTID: `${testid}-${round}`, RELEASE: 'fast', FOLIO_TENANT: tenant, PROFILE: 'smoke', VUS: String(VUS), DURATION: duration,
-      THINK: 'none', FOLIO_URL: `http://127.0.0.1:${port}`, FOLIO_DB_PORT: setting('FP_PG_PORT'), FOLIO_DB_PASSWORD: localDbPassword(), FOLIO_PASSWORD: password,
-    },
+    env: cicoEnv(`${testid}-${round}`),
   });
-const floor = (round, label, rate) =>
+const floor = (round, label, rate, script = 'minifolio/bench-floor.js', scriptEnv = {}) =>
   measureK6({
-    repo, script: 'minifolio/bench-floor.js', apiPort, warmS: WARM, windowS: WINDOW, log: join(out, `floor-${label}-${round}.log`),
+    repo, script, apiPort, warmS: WARM, windowS: WINDOW, log: join(out, `floor-${label}-${round}.log`),
     args: ['-o', influx, '--tag', `testid=${testid}-floor-${label}-${round}`],
     env: {
+      ...scriptEnv,
       FOLIO_URL: `http://127.0.0.1:${port}`, FOLIO_TENANT: tenant, FOLIO_TOKEN: '', FLOOR_PATH: '/admin/health', FLOOR_RATE: String(rate),
       FLOOR_VUS: String(VUS), FLOOR_DURATION: duration, FLOOR_OUT: join(out, `floor-${label}-${round}.json`),
     },
@@ -79,12 +84,15 @@ for (let i = 1; i <= ROUNDS; i++) {
   const c = await cico(i);
   if (!c.window) die(`round ${i}: the CICO run (exit ${c.code}) ended before its window; fix: read ${join(out, `cico-${i}.log`)}`);
   const p = await floor(i, 'paced', c.window.reqPerS.toFixed(0));
+  // The paced floor with the CICO script's modules evaluated in every VU (its environment, so
+  // that its init reads what the CICO run's did; the floor's own settings win).
+  const d = await floor(i, 'modules', c.window.reqPerS.toFixed(0), 'minifolio/bench-floor-modules.js', cicoEnv(`${testid}-floor-modules-${i}`));
   const m = await floor(i, 'max', 0);
-  if (!p.window || !m.window) die(`round ${i}: a floor run ended before its window; fix: read ${out}/floor-*-${i}.log`);
-  const r = { cico: c.window, paced: p.window, max: m.window };
+  if (!p.window || !d.window || !m.window) die(`round ${i}: a floor run ended before its window; fix: read ${out}/floor-*-${i}.log`);
+  const r = { cico: c.window, paced: p.window, modules: d.window, max: m.window };
   rounds.push(r);
   const f = (w) => `${w.usPerReq.toFixed(0)} us/req at ${w.reqPerS.toFixed(0)} req/s, ${(w.peakKiB / 1024 / VUS).toFixed(2)} MB/VU`;
-  console.log(`round ${i}: CICO ${f(c.window)} (${c.window.msPerIteration.toFixed(2)} ms CPU per transaction); paced floor ${f(p.window)}; unpaced floor ${f(m.window)}`);
+  console.log(`round ${i}: CICO ${f(c.window)} (${c.window.msPerIteration.toFixed(2)} ms CPU per transaction); paced floor ${f(p.window)}; with the modules ${f(d.window)}; unpaced floor ${f(m.window)}`);
 }
 
 const s = (fn) => spread(rounds.map(fn));
@@ -92,6 +100,7 @@ const fmt = (x, d = 0) => `${x.min.toFixed(d)} / ${x.median.toFixed(d)} / ${x.ma
 const mbPerVu = (w) => w.peakKiB / 1024 / VUS;
 const cpuRatio = s((r) => r.cico.usPerReq / r.paced.usPerReq);
 const memRatio = s((r) => mbPerVu(r.cico) / mbPerVu(r.paced));
+const modulesRatio = s((r) => mbPerVu(r.modules) / mbPerVu(r.paced));
 console.log('\nmin / median / max over the rounds:');
 console.log(`  CICO: ${fmt(s((r) => r.cico.usPerReq))} us CPU per request, ${fmt(s((r) => r.cico.msPerIteration), 2)} ms per transaction, ${fmt(s((r) => r.cico.reqPerS))} req/s`);
 console.log(`  paced floor (same VUs, rate and output): ${fmt(s((r) => r.paced.usPerReq))} us per request`);
@@ -99,5 +108,6 @@ console.log(`  unpaced floor (same VUs and output): ${fmt(s((r) => r.max.usPerRe
 console.log(`  CPU per request, CICO / paced floor: ${fmt(cpuRatio, 2)} (target <= 2: ${cpuRatio.median <= 2 ? 'met' : 'not met'})`);
 console.log(`  peak RSS per VU: CICO ${fmt(s((r) => mbPerVu(r.cico)), 2)} MB, paced floor ${fmt(s((r) => mbPerVu(r.paced)), 2)} MB, unpaced floor ${fmt(s((r) => mbPerVu(r.max)), 2)} MB`);
 console.log(`  memory per VU, CICO / paced floor: ${fmt(memRatio, 2)} (target <= 2: ${memRatio.median <= 2 ? 'met' : 'not met'})`);
+console.log(`  the paced floor with the CICO modules loaded: ${fmt(s((r) => mbPerVu(r.modules)), 2)} MB per VU, ${fmt(modulesRatio, 2)} x the paced floor: what the code alone holds per VU, before any transaction`);
 writeFileSync(join(out, 'bench-k6.json'), JSON.stringify({ testid, vus: VUS, warmS: WARM, windowS: WINDOW, rounds }, null, 1));
 console.log(`figures: results/${testid}/bench-k6.json`);

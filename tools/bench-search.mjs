@@ -439,10 +439,16 @@ async function templatesBySize() {
   }
   const heads = {};
   const sizes = {};
+  const headingsOf = {};
   for (const t of tenants) {
     heads[t] = await login(gateway, t);
     sizes[t] = await count(`folio_instance_${t}`);
-    if (sizes[t] <= 0) die(`tenant ${t} has no instance index`, `seed and index it: bin/minifolio seed --tenant ${t} ..., then node tools/search-index.mjs --tenant ${t}`);
+    // Both indexes: a search of a missing authority index answers at once with nothing found, and
+    // would pass for a fast one (part 1 rebuilds only the instance index).
+    const headings = (headingsOf[t] = await count(`folio_authority_${t}`));
+    if (sizes[t] <= 0 || headings <= 0) {
+      die(`tenant ${t} has no ${sizes[t] <= 0 ? 'instance' : 'authority'} index`, `seed and index it: bin/minifolio seed --tenant ${t} ..., then node tools/search-index.mjs --url ${gateway} --tenant ${t}`);
+    }
   }
   const rows = [];
   for (const tpl of T.TEMPLATES) {
@@ -461,7 +467,7 @@ async function templatesBySize() {
   }
   const [small, big] = [tenants[0], tenants[tenants.length - 1]];
   console.log(`4. per-template p50 / p95 in ms through gateway + mod-search, ${samples} requests each, by index size: ` +
-    tenants.map((t) => `${t} ${sizes[t].toLocaleString('en')} instances`).join(', '));
+    tenants.map((t) => `${t} ${sizes[t].toLocaleString('en')} instances and ${headingsOf[t].toLocaleString('en')} authority headings`).join(', '));
   const width = Math.max(...rows.map((r) => r.name.length));
   const cell = (x) => `${x.p50.toFixed(1).padStart(7)} ${x.p95.toFixed(1).padStart(7)}`;
   console.log(`   ${'template'.padEnd(width)}  ${tenants.map((t) => `${`${t} p50`.padStart(15)} ${'p95'.padStart(7)}`).join('  ')}  p50 ${big}/${small}`);
