@@ -61,12 +61,23 @@ async function login() {
 }
 
 const t0 = Date.now();
-const token = await login();
+// The operator's token runs out during a long reindex (FOLIO's expiring tokens, minifolio's
+// --token-ttl: 10 minutes by default; a million instances take longer on a busy machine, PTF's
+// sizes on any): a 401 logs in again, where polling on would only wait for the timeout.
+let token = await login();
+async function authed(method, path, body) {
+  let r = await call(method, path, body, token);
+  if (r.status === 401) {
+    token = await login();
+    r = await call(method, path, body, token);
+  }
+  return r;
+}
 // --if-incomplete: an index that already holds every instance and authority of the tenant's
 // storage is left as it is (a reindex of millions of instances takes minutes).
 if (args['if-incomplete']) {
   const total = async (path) => {
-    const r = await call('GET', `${path}?${path.startsWith('/search') ? `query=${encodeURIComponent('cql.allRecords=1')}&` : ''}limit=0`, null, token);
+    const r = await authed('GET', `${path}?${path.startsWith('/search') ? `query=${encodeURIComponent('cql.allRecords=1')}&` : ''}limit=0`, null);
     return r.status === 200 && Number.isInteger(r.json?.totalRecords) ? r.json.totalRecords : -1;
   };
   const [inIndex, inStorage, authIndex, authStorage] = await Promise.all(['/search/instances', '/instance-storage/instances',
@@ -76,18 +87,18 @@ if (args['if-incomplete']) {
     process.exit(0);
   }
 }
-const started = await call(CURRENT.start.method, CURRENT.start.path, CURRENT.start.body, token);
+const started = await authed(CURRENT.start.method, CURRENT.start.path, CURRENT.start.body);
 if (started.status < 200 || started.status > 299) die(`${CURRENT.start.path} answered ${started.status} ${started.text.slice(0, 160)}`, 'check that mod-search is enabled for the tenant (minifolio up --opensearch URL)');
 let p = { state: 'running', detail: '' };
 while (Date.now() - t0 < timeoutS * 1000) {
   await new Promise((r) => setTimeout(r, 1000));
-  const s = await call('GET', CURRENT.status, null, token);
+  const s = await authed('GET', CURRENT.status, null);
   if (s.status !== 200) continue;
   p = currentProgress(s.json);
   if (p.state !== 'running') break;
 }
 if (p.state !== 'completed') die(`the reindex of ${args.tenant} ended ${p.state === 'running' ? `unfinished after ${timeoutS} s` : p.state} (${p.detail})`, 'read the mod-search log in .stack/logs/');
-const auth = await call('POST', '/search/index/inventory/reindex', { recreateIndex: true, resourceName: 'authority' }, token);
+const auth = await authed('POST', '/search/index/inventory/reindex', { recreateIndex: true, resourceName: 'authority' });
 if (auth.status < 200 || auth.status > 299) die(`the authority reindex of ${args.tenant} answered ${auth.status} ${auth.text.slice(0, 160)}`, 'read the mod-search log in .stack/logs/');
 // The authority job reports through the legacy job endpoint: done when it is no longer in progress.
 // Its index is recreated with refreshes off until the end, so its count alone reads 0 for as long as
@@ -95,17 +106,21 @@ if (auth.status < 200 || auth.status > 299) die(`the authority reindex of ${args
 const jobId = auth.json?.id;
 for (let status = 'In progress'; jobId && status === 'In progress' && Date.now() - t0 < timeoutS * 1000; ) {
   await new Promise((r) => setTimeout(r, 1000));
-  const j = await call('GET', `/instance-storage/reindex/${jobId}`, null, token);
+  const j = await authed('GET', `/instance-storage/reindex/${jobId}`, null);
   // A FOLIO that does not report the job there: the count alone decides, as below.
   status = j.status === 200 ? (j.json?.jobStatus ?? 'unknown') : 'unknown';
 }
 let last = -1;
 for (let stable = 0; stable < 2 && Date.now() - t0 < timeoutS * 1000; ) {
   await new Promise((r) => setTimeout(r, 1000));
-  const c = await call('GET', `/search/authorities?query=${encodeURIComponent('cql.allRecords=1')}&limit=0`, null, token);
+  const c = await authed('GET', `/search/authorities?query=${encodeURIComponent('cql.allRecords=1')}&limit=0`, null);
   const n = c.json && Number.isInteger(c.json.totalRecords) ? c.json.totalRecords : -1;
   stable = n >= 0 && n === last ? stable + 1 : 0;
   last = n;
 }
-const inst = await call('GET', `/search/instances?query=${encodeURIComponent('cql.allRecords=1')}&limit=0`, null, token);
+const inst = await authed('GET', `/search/instances?query=${encodeURIComponent('cql.allRecords=1')}&limit=0`, null);
+// Indexed means both counts were read: never report a tenant as indexed on unanswered counts.
+if (last < 0 || !Number.isInteger(inst.json?.totalRecords)) {
+  die(`the index of ${args.tenant} could not be counted within ${timeoutS} s (instances: ${inst.status}, authorities: ${last < 0 ? 'no answer' : last})`, 'read the mod-search log in .stack/logs/, or give it longer with --timeout');
+}
 console.log(`==> search-index: ${args.tenant} indexed in ${((Date.now() - t0) / 1000).toFixed(1)} s (${inst.json?.totalRecords ?? '?'} instances, ${last} authority headings)`);

@@ -6,7 +6,7 @@ import { test, before } from 'node:test';
 import assert from 'node:assert/strict';
 import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { repo, env, bin, influxQuery, run, valuesInRun, cellsOfRun } from './helpers.mjs';
+import { repo, env, bin, influxQuery, run, valuesInRun, cellsOfRun, ownMinifolioPort } from './helpers.mjs';
 import { TEMPLATES } from '../../lib/search/templates.js';
 import { METRICS as M, PHASES } from '../../lib/metrics.js';
 
@@ -167,4 +167,27 @@ test('folio-perf run refuses an unknown WORKFLOW with one line', () => {
   const r = run(process.execPath, [join(repo, 'tools', 'folio-perf.mjs'), 'run'], { env: { WORKFLOW: 'circulation' }, timeoutMs: 30_000 });
   assert.notEqual(r.status, 0);
   assert.match(r.stderr, /^folio-perf: unknown WORKFLOW 'circulation'; fix: use one of WORKFLOW=cico, WORKFLOW=search\n$/);
+});
+
+test('search-index logs in again when its token runs out during the reindex (a minifolio with 1-second tokens)', () => {
+  // A reindex of PTF's 7.3 million instances outlasts FOLIO's 10-minute tokens; here 3,000
+  // instances outlast a 1-second one. Polling on with the dead token would wait for --timeout.
+  const port = ownMinifolioPort(4);
+  const runDir = join(env('FP_STACK_DIR'), 'minifolio-short-tokens');
+  const dbEnv = { MINIFOLIO_DB: env('FP_PG_DSN') };
+  try {
+    const up = run(bin('minifolio'), ['up', '--run-dir', runDir, '--port', String(port), '--profile', 'fast', '--token-ttl', '1s', '--opensearch', env('FP_OPENSEARCH_URL')], {
+      env: dbEnv,
+      timeoutMs: 120_000,
+    });
+    assert.equal(up.status, 0, up.stdout + up.stderr);
+    const ix = run(process.execPath, [join(repo, 'tools', 'search-index.mjs'), '--url', `http://127.0.0.1:${port}`, '--tenant', reindexed, '--timeout', '60'], {
+      env: { FOLIO_PASSWORD: 'admin' },
+      timeoutMs: 90_000,
+    });
+    assert.equal(ix.status, 0, ix.stdout + ix.stderr);
+    assert.match(ix.stdout, new RegExp(`==> search-index: ${reindexed} indexed in [0-9.]+ s \\(3000 instances, [1-9][0-9]* authority headings\\)`));
+  } finally {
+    run(bin('minifolio'), ['down', '--run-dir', runDir], { env: dbEnv });
+  }
 });
