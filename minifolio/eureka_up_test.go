@@ -14,26 +14,11 @@ import (
 
 	"github.com/folio-perf/folio-perf/minifolio/internal/catalog"
 	"github.com/folio-perf/folio-perf/minifolio/internal/eureka"
+	"github.com/folio-perf/folio-perf/minifolio/internal/eureka/eurekatest"
 	"github.com/folio-perf/folio-perf/minifolio/internal/procs"
 	"github.com/folio-perf/folio-perf/minifolio/internal/storage"
 	"github.com/folio-perf/folio-perf/minifolio/internal/storage/storagetest"
 )
-
-// keycloakURL is the test stack's Keycloak, skipped without one unless FP_REQUIRE_STACK.
-func keycloakURL(t *testing.T) string {
-	t.Helper()
-	u := os.Getenv("FP_KEYCLOAK_URL")
-	if u == "" && os.Getenv("FP_KEYCLOAK_PORT") != "" {
-		u = "http://127.0.0.1:" + os.Getenv("FP_KEYCLOAK_PORT")
-	}
-	if u == "" {
-		if os.Getenv("FP_REQUIRE_STACK") != "" {
-			t.Fatal("no Keycloak: start the test stack with it (stack/stack.sh up eureka)")
-		}
-		t.Skip("no Keycloak (FP_KEYCLOAK_URL / FP_KEYCLOAK_PORT unset)")
-	}
-	return u
-}
 
 // freeEurekaBase finds a base port whose gateway, module and sidecar ports are free.
 func freeEurekaBase(t *testing.T) int {
@@ -70,7 +55,7 @@ func curl(t *testing.T, jar string, args ...string) (status int, body string) {
 // tenant with the test stack's Keycloak, then curl's login → call → refresh →
 // logout cycle, and a sidecar process stopped and started again.
 func TestUpEurekaWithCurl(t *testing.T) {
-	kcURL := keycloakURL(t)
+	kcURL := eurekatest.KeycloakURL(t)
 	bin := buildBinary(t)
 	pool := storagetest.Pool(t)
 	dsn := storagetest.DSN(t)

@@ -17,6 +17,7 @@ import (
 	"github.com/folio-perf/folio-perf/minifolio/internal/catalog"
 	"github.com/folio-perf/folio-perf/minifolio/internal/credentials"
 	"github.com/folio-perf/folio-perf/minifolio/internal/eureka"
+	"github.com/folio-perf/folio-perf/minifolio/internal/eureka/eurekatest"
 	"github.com/folio-perf/folio-perf/minifolio/internal/modules"
 	"github.com/folio-perf/folio-perf/minifolio/internal/profile"
 	"github.com/folio-perf/folio-perf/minifolio/internal/storage"
@@ -24,21 +25,10 @@ import (
 	"github.com/jackc/pgx/v5/pgxpool"
 )
 
-// keycloak is the test stack's real Keycloak (FP_KEYCLOAK_URL, else
-// FP_KEYCLOAK_PORT on 127.0.0.1), skipped without one unless FP_REQUIRE_STACK.
+// keycloak is the test stack's real Keycloak, as its admin.
 func keycloak(t testing.TB) *eureka.Keycloak {
 	t.Helper()
-	u := os.Getenv("FP_KEYCLOAK_URL")
-	if u == "" && os.Getenv("FP_KEYCLOAK_PORT") != "" {
-		u = "http://127.0.0.1:" + os.Getenv("FP_KEYCLOAK_PORT")
-	}
-	if u == "" {
-		if os.Getenv("FP_REQUIRE_STACK") != "" {
-			t.Fatal("no Keycloak: start the test stack with it (stack/stack.sh up eureka) and export FP_KEYCLOAK_PORT")
-		}
-		t.Skip("no Keycloak (FP_KEYCLOAK_URL / FP_KEYCLOAK_PORT unset)")
-	}
-	return eureka.NewKeycloak(u, os.Getenv("FP_KEYCLOAK_ADMIN_PASSWORD"))
+	return eureka.NewKeycloak(eurekatest.KeycloakURL(t), os.Getenv("FP_KEYCLOAK_ADMIN_PASSWORD"))
 }
 
 // platform is one Eureka deployment in the test process: kong, and for every

@@ -7,15 +7,13 @@ import (
 	"net"
 	"net/http"
 	"net/http/httputil"
-	"net/url"
 	"regexp"
 	"strconv"
 	"strings"
-	"time"
 
 	"github.com/folio-perf/folio-perf/minifolio/internal/catalog"
 	"github.com/folio-perf/folio-perf/minifolio/internal/profile"
-	"github.com/folio-perf/folio-perf/minifolio/internal/proxybuf"
+	"github.com/folio-perf/folio-perf/minifolio/internal/proxy"
 	"github.com/folio-perf/folio-perf/minifolio/internal/storage"
 )
 
@@ -48,46 +46,30 @@ func NewKong(cfg KongConfig) *Kong {
 		cfg.Log = slog.Default()
 	}
 	k := &Kong{cfg: cfg, tenants: tenants{db: cfg.DB, log: cfg.Log}, proxies: map[string]*httputil.ReverseProxy{}}
-	tr := &http.Transport{
-		DialContext:         (&net.Dialer{Timeout: 5 * time.Second, KeepAlive: 30 * time.Second}).DialContext,
-		MaxIdleConns:        2048,
-		MaxIdleConnsPerHost: 512,
-		IdleConnTimeout:     90 * time.Second,
-		DisableCompression:  true,
-	}
+	tr := proxy.Transport(2048, 512)
 	for _, m := range catalog.Modules {
 		if !m.On(catalog.Eureka) || (m.OpenSearch && !cfg.Search) {
 			continue
 		}
-		target, _ := url.Parse(cfg.SidecarURL(m))
 		name := m.Name
-		k.proxies[name] = &httputil.ReverseProxy{
-			Transport:  tr,
-			BufferPool: proxybuf.Pool,
-			Rewrite: func(pr *httputil.ProxyRequest) {
-				pr.SetURL(target)
-				pr.Out.Host = target.Host
-				pr.SetXForwarded()
-				// Kong's nginx template also sends these to the upstream.
-				pr.Out.Header.Set("X-Real-IP", clientIP(pr.In))
-				pr.Out.Header.Set("X-Forwarded-Port", portOf(pr.In.Host))
-				pr.Out.Header.Set("X-Forwarded-Path", pr.In.URL.Path)
-			},
-			ModifyResponse: func(resp *http.Response) error {
-				kongHeaders(resp.Header, resp.Request, true)
-				return nil
-			},
-			ErrorHandler: func(w http.ResponseWriter, r *http.Request, err error) {
-				if r.Context().Err() != nil {
-					return
-				}
-				cfg.Log.Error("proxy to sidecar failed", "module", name, "path", r.URL.Path, "err", err)
-				kongHeaders(w.Header(), r, true)
-				// Kong's answer when the upstream cannot be reached.
-				kongError(w, http.StatusBadGateway, kongResponseType(r.Header.Get("Accept")),
-					"An invalid response was received from the upstream server")
-			},
+		p := proxy.To(cfg.SidecarURL(m), tr, func(pr *httputil.ProxyRequest) {
+			pr.SetXForwarded()
+			// Kong's nginx template also sends these to the upstream.
+			pr.Out.Header.Set("X-Real-IP", clientIP(pr.In))
+			pr.Out.Header.Set("X-Forwarded-Port", portOf(pr.In.Host))
+			pr.Out.Header.Set("X-Forwarded-Path", pr.In.URL.Path)
+		}, func(w http.ResponseWriter, r *http.Request, err error) {
+			cfg.Log.Error("proxy to sidecar failed", "module", name, "path", r.URL.Path, "err", err)
+			kongHeaders(w.Header(), r, true)
+			// Kong's answer when the upstream cannot be reached.
+			kongError(w, http.StatusBadGateway, kongResponseType(r.Header.Get("Accept")),
+				"An invalid response was received from the upstream server")
+		})
+		p.ModifyResponse = func(resp *http.Response) error {
+			kongHeaders(resp.Header, resp.Request, true)
+			return nil
 		}
+		k.proxies[name] = p
 	}
 	// Kong's admin API root, less what folio-kong's response-transformer
 	// removes (configuration, pids, timers, node_id, hostname, plugins,

@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"log/slog"
-	"net"
 	"net/http"
 	"net/http/httputil"
 	"net/url"
@@ -15,7 +14,7 @@ import (
 
 	"github.com/folio-perf/folio-perf/minifolio/internal/catalog"
 	"github.com/folio-perf/folio-perf/minifolio/internal/okapi"
-	"github.com/folio-perf/folio-perf/minifolio/internal/proxybuf"
+	"github.com/folio-perf/folio-perf/minifolio/internal/proxy"
 	"github.com/folio-perf/folio-perf/minifolio/internal/storage"
 )
 
@@ -59,39 +58,22 @@ func NewSidecar(cfg SidecarConfig) *Sidecar {
 	}
 	s := &Sidecar{cfg: cfg, tenants: tenants{db: cfg.DB, log: cfg.Log}, egress: map[string]*httputil.ReverseProxy{},
 		allowed: map[string]int64{}}
-	tr := &http.Transport{
-		DialContext:         (&net.Dialer{Timeout: 5 * time.Second, KeepAlive: 30 * time.Second}).DialContext,
-		MaxIdleConns:        1024,
-		MaxIdleConnsPerHost: 256,
-		IdleConnTimeout:     90 * time.Second,
-		DisableCompression:  true,
+	tr := proxy.Transport(1024, 256)
+	forward := func(name, to string) *httputil.ReverseProxy {
+		return proxy.To(to, tr, func(pr *httputil.ProxyRequest) {
+			// RequestForwardingService.filterHeaders: never User-Agent or Priority.
+			pr.Out.Header.Del("User-Agent")
+			pr.Out.Header.Del("Priority")
+		}, func(w http.ResponseWriter, r *http.Request, err error) {
+			cfg.Log.Error("forwarding failed", "to", name, "path", r.URL.Path, "err", err)
+			sidecarError(w, http.StatusInternalServerError, "InternalServerErrorException", "unknown_error",
+				"Failed to proxy request: request timeout")
+		})
 	}
-	proxy := func(name, to string) *httputil.ReverseProxy {
-		target, _ := url.Parse(to)
-		return &httputil.ReverseProxy{
-			Transport:  tr,
-			BufferPool: proxybuf.Pool,
-			Rewrite: func(pr *httputil.ProxyRequest) {
-				pr.SetURL(target)
-				pr.Out.Host = target.Host
-				// RequestForwardingService.filterHeaders: never User-Agent or Priority.
-				pr.Out.Header.Del("User-Agent")
-				pr.Out.Header.Del("Priority")
-			},
-			ErrorHandler: func(w http.ResponseWriter, r *http.Request, err error) {
-				if r.Context().Err() != nil {
-					return
-				}
-				cfg.Log.Error("forwarding failed", "to", name, "path", r.URL.Path, "err", err)
-				sidecarError(w, http.StatusInternalServerError, "InternalServerErrorException", "unknown_error",
-					"Failed to proxy request: request timeout")
-			},
-		}
-	}
-	s.module = proxy(cfg.Module.Name, cfg.ModuleURL)
+	s.module = forward(cfg.Module.Name, cfg.ModuleURL)
 	for _, m := range catalog.Modules {
 		if m.On(catalog.Eureka) && m.Name != cfg.Module.Name {
-			s.egress[m.Name] = proxy("sidecar-"+m.Name, cfg.SidecarURL(m))
+			s.egress[m.Name] = forward("sidecar-"+m.Name, cfg.SidecarURL(m))
 		}
 	}
 	return s

@@ -14,10 +14,8 @@ import (
 	"io"
 	"log/slog"
 	"math/rand/v2"
-	"net"
 	"net/http"
 	"net/http/httputil"
-	"net/url"
 	"strconv"
 	"strings"
 	"sync"
@@ -25,7 +23,7 @@ import (
 
 	"github.com/folio-perf/folio-perf/minifolio/internal/catalog"
 	"github.com/folio-perf/folio-perf/minifolio/internal/jsonlayout"
-	"github.com/folio-perf/folio-perf/minifolio/internal/proxybuf"
+	"github.com/folio-perf/folio-perf/minifolio/internal/proxy"
 	"github.com/folio-perf/folio-perf/minifolio/internal/storage"
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgconn"
@@ -103,34 +101,16 @@ func New(cfg Config) *Gateway {
 		port := cfg.Port
 		cfg.ModuleURL = func(m catalog.Module) string { return fmt.Sprintf("http://127.0.0.1:%d", port+m.Offset) }
 	}
-	tr := &http.Transport{
-		DialContext:         (&net.Dialer{Timeout: 5 * time.Second, KeepAlive: 30 * time.Second}).DialContext,
-		MaxIdleConns:        2048,
-		MaxIdleConnsPerHost: 512,
-		IdleConnTimeout:     90 * time.Second,
-		DisableCompression:  true,
-	}
+	tr := proxy.Transport(2048, 512)
 	g := &Gateway{cfg: cfg, proxies: map[string]*httputil.ReverseProxy{}, tenants: map[string]time.Time{}, users: map[string]userState{},
 		selfURL: fmt.Sprintf("http://127.0.0.1:%d", cfg.Port), loginGeneric: genericLoginErrors(cfg.ModuleIDs),
 		corsCredentials: okapiCredentials(cfg.ModuleIDs)}
 	for _, m := range catalog.Modules {
-		target, _ := url.Parse(cfg.ModuleURL(m))
 		name := m.Name
-		g.proxies[name] = &httputil.ReverseProxy{
-			Transport:  tr,
-			BufferPool: proxybuf.Pool,
-			Rewrite: func(pr *httputil.ProxyRequest) {
-				pr.SetURL(target)
-				pr.Out.Host = target.Host
-			},
-			ErrorHandler: func(w http.ResponseWriter, r *http.Request, err error) {
-				if r.Context().Err() != nil {
-					return // the client gave up
-				}
-				cfg.Log.Error("proxy to module failed", "module", name, "path", r.URL.Path, "err", err)
-				textError(w, http.StatusInternalServerError, "Connection to module "+name+" failed")
-			},
-		}
+		g.proxies[name] = proxy.To(cfg.ModuleURL(m), tr, nil, func(w http.ResponseWriter, r *http.Request, err error) {
+			cfg.Log.Error("proxy to module failed", "module", name, "path", r.URL.Path, "err", err)
+			textError(w, http.StatusInternalServerError, "Connection to module "+name+" failed")
+		})
 	}
 	return g
 }
