@@ -445,8 +445,8 @@ async function templatesBySize() {
     sizes[t] = await count(`folio_instance_${t}`);
     // Both indexes: a search of a missing authority index answers at once with nothing found, and
     // would pass for a fast one (part 1 rebuilds only the instance index).
-    const headings = (headingsOf[t] = await count(`folio_authority_${t}`));
-    if (sizes[t] <= 0 || headings <= 0) {
+    headingsOf[t] = await count(`folio_authority_${t}`);
+    if (sizes[t] <= 0 || headingsOf[t] <= 0) {
       die(`tenant ${t} has no ${sizes[t] <= 0 ? 'instance' : 'authority'} index`, `seed and index it: bin/minifolio seed --tenant ${t} ..., then node tools/search-index.mjs --url ${gateway} --tenant ${t}`);
     }
   }

@@ -123,4 +123,4 @@ const inst = await authed('GET', `/search/instances?query=${encodeURIComponent('
 if (last < 0 || !Number.isInteger(inst.json?.totalRecords)) {
   die(`the index of ${args.tenant} could not be counted within ${timeoutS} s (instances: ${inst.status}, authorities: ${last < 0 ? 'no answer' : last})`, 'read the mod-search log in .stack/logs/, or give it longer with --timeout');
 }
-console.log(`==> search-index: ${args.tenant} indexed in ${((Date.now() - t0) / 1000).toFixed(1)} s (${inst.json?.totalRecords ?? '?'} instances, ${last} authority headings)`);
+console.log(`==> search-index: ${args.tenant} indexed in ${((Date.now() - t0) / 1000).toFixed(1)} s (${inst.json.totalRecords} instances, ${last} authority headings)`);
