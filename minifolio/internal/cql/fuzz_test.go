@@ -18,6 +18,7 @@ func FuzzParse(f *testing.F) {
 	for _, s := range []string{`"unterminated`, `a==b\`, `a=/x\"y=1 b`, `((a==1) not b<>2) prox/u=3 c`,
 		`a = (b==1 or (c==2)) sortby d/sort.descending e`, `id=="0b96*"`, `x=="a\\*\?\^"`, `>p=x a=b`,
 		`""\ .""`, /* a backslash once carried a space into a relation word */
+		`""\". 0`, /* an escaped quote in a relation word was written back bare, opening a string */
 		// cql-java 1.13's runs (testdata/cql-java-1.13.tsv): relation words inside a term,
 		// strings joining a run, a relation after a run, case-sensitive relations,
 		// a quote inside a word, and a flat chain past MaxTerms.

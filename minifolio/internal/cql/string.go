@@ -24,7 +24,7 @@ func writeNode(b *strings.Builder, n Node) {
 	case *Term:
 		b.WriteString(quoteSymbol(n.Index))
 		b.WriteByte(' ')
-		b.WriteString(n.Relation)
+		b.WriteString(relationText(n.Relation))
 		writeModifiers(b, n.Modifiers)
 		b.WriteByte(' ')
 		b.WriteString(quoteTerm(n.Value))
@@ -56,6 +56,17 @@ func writeModifiers(b *strings.Builder, mods []Modifier) {
 			b.WriteString(quoteSymbol(m.Value))
 		}
 	}
+}
+
+// relationText writes a relation: a comparison as its symbol, a relation word (all, cql.exact, …)
+// as a word escaped like a modifier name, since a prefixed one may hold a quote or a parenthesis
+// (`a \". b` has the relation `".`, which written bare would open a string).
+func relationText(r string) string {
+	switch r {
+	case "=", "==", "<>", "<", "<=", ">", ">=":
+		return r
+	}
+	return escapeWord(r)
 }
 
 // escapeWord writes a modifier name, which must stay an unquoted word,
