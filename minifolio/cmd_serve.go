@@ -23,6 +23,7 @@ import (
 
 	"github.com/folio-perf/folio-perf/minifolio/internal/catalog"
 	"github.com/folio-perf/folio-perf/minifolio/internal/eureka"
+	"github.com/folio-perf/folio-perf/minifolio/internal/httpserve"
 	"github.com/folio-perf/folio-perf/minifolio/internal/modules"
 	"github.com/folio-perf/folio-perf/minifolio/internal/okapi"
 	"github.com/folio-perf/folio-perf/minifolio/internal/profile"
@@ -204,25 +205,11 @@ func serveGateway(ctx context.Context, dsn, host string, port int, ttl time.Dura
 	defer pool.Close()
 	gw := okapi.New(okapi.Config{Port: port, DB: pool, Signer: signer, TokenTTL: ttl,
 		SameSite: os.Getenv("LOGIN_COOKIE_SAMESITE"), ModuleIDs: moduleIDs})
-	ln, err := net.Listen("tcp", net.JoinHostPort(host, fmt.Sprint(port)))
+	ln, err := listen("okapi", host, port)
 	if err != nil {
-		return fail(fmt.Sprintf("okapi cannot listen on %s (%v)", net.JoinHostPort(host, fmt.Sprint(port)), errors.Unwrap(err)), "free the port or pass another --port / --host")
-	}
-	srv := &http.Server{Handler: gw, ReadHeaderTimeout: 10 * time.Second, IdleTimeout: 120 * time.Second,
-		MaxHeaderBytes: okapi.MaxHeaderBytes}
-	done := make(chan error, 1)
-	go func() { done <- srv.Serve(ln) }()
-	slog.Info("okapi started", "addr", ln.Addr().String(), "token_ttl", ttl.String())
-	select {
-	case err := <-done:
 		return err
-	case <-ctx.Done():
-		sctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
-		defer cancel()
-		_ = srv.Shutdown(sctx)
-		slog.Info("okapi stopped")
-		return nil
 	}
+	return httpserve.Until(ctx, httpserve.Server(gw, okapi.MaxHeaderBytes), ln, "okapi", "token_ttl", ttl.String())
 }
 
 // listen opens the process's port with the one-line failure every server gives.
@@ -230,27 +217,15 @@ func listen(name, host string, port int) (net.Listener, error) {
 	addr := net.JoinHostPort(host, fmt.Sprint(port))
 	ln, err := net.Listen("tcp", addr)
 	if err != nil {
-		return nil, fail(fmt.Sprintf("%s cannot listen on %s (%v)", name, addr, errors.Unwrap(err)), "free the port or pass another --port")
+		return nil, fail(fmt.Sprintf("%s cannot listen on %s (%v)", name, addr, errors.Unwrap(err)), "free the port or pass another --port / --host")
 	}
 	return ln, nil
 }
 
-// serveUntil serves h on ln until ctx ends.
+// serveUntil serves h on ln until ctx ends, with the gateway's bound on a request's headers
+// (Kong and the sidecars stand in front of the modules as Okapi's gateway does).
 func serveUntil(ctx context.Context, name string, ln net.Listener, h http.Handler) error {
-	srv := &http.Server{Handler: h, ReadHeaderTimeout: 10 * time.Second, IdleTimeout: 120 * time.Second, MaxHeaderBytes: 64 << 10}
-	done := make(chan error, 1)
-	go func() { done <- srv.Serve(ln) }()
-	slog.Info(name+" started", "addr", ln.Addr().String())
-	select {
-	case err := <-done:
-		return err
-	case <-ctx.Done():
-		sctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
-		defer cancel()
-		_ = srv.Shutdown(sctx)
-		slog.Info(name + " stopped")
-		return nil
-	}
+	return httpserve.Until(ctx, httpserve.Server(h, okapi.MaxHeaderBytes), ln, name)
 }
 
 // sidecarURL is where a module's sidecar listens in a deployment on base.

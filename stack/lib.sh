@@ -57,18 +57,21 @@ pid_of() {
   echo "$pid"
 }
 
-# wait_for SECONDS DESCRIPTION LOGFILE COMMAND...: polls COMMAND until it
-# succeeds; on time-out shows the last log line, which usually names the cause.
+# wait_for SECONDS NAME LOGFILE RUNNING HEALTHY [HINT]: polls the function HEALTHY until it
+# succeeds. A process that exits while starting (the function RUNNING fails) is said at once,
+# not after the time limit; either failure shows the last log line, which usually names the cause.
 wait_for() {
-  local secs=$1 what=$2 log=$3
-  shift 3
-  local i
+  local secs=$1 what=$2 log=$3 running=$4 healthy=$5
+  local hint=${6:-if its data directory is damaged, run make stack-clean (deletes local data)} i last
   for ((i = 0; i < secs * 5; i++)); do
-    "$@" >/dev/null 2>&1 && return 0
+    "$healthy" >/dev/null 2>&1 && return 0
+    "$running" || break
     sleep 0.2
   done
-  die "$what did not become ready within ${secs}s (last log line: $(tail -n1 "$log" 2>/dev/null | cut -c1-200))" \
+  last=$(tail -n1 "$log" 2>/dev/null | cut -c1-200)
+  "$running" || die "$what exited while starting (last log line: $last)" \
     "read $log; if its data directory is damaged, run make stack-clean (deletes local data)"
+  die "$what did not become ready within ${secs}s (last log line: $last)" "read $log; $hint"
 }
 
 # stop_pid NAME PIDFILE FRAGMENT: TERM, wait up to 30 s, then KILL.
@@ -186,7 +189,7 @@ EOF
       "read $log_dir/postgres.log; if the data directory is damaged, run make stack-clean"
   fi
   head -n1 "$pg_data/postmaster.pid" >"$run_dir/postgres.pid"
-  wait_for 30 PostgreSQL "$log_dir/postgres.log" postgres_healthy
+  wait_for 30 PostgreSQL "$log_dir/postgres.log" postgres_running postgres_healthy
   if ! postgres_psql -d postgres -tAc "select 1 from pg_database where datname = 'folio'" | grep -q 1; then
     postgres_psql -d postgres -c "create database folio" >/dev/null ||
       die "could not create database folio" "read $log_dir/postgres.log"
@@ -239,7 +242,7 @@ EOF
   step "influxdb: starting on 127.0.0.1:$FP_INFLUX_PORT"
   setsid "$FP_INFLUXD" -config "$influx_dir/influxdb.conf" >>"$log_dir/influxdb.log" 2>&1 </dev/null &
   echo $! >"$run_dir/influxdb.pid"
-  wait_for 30 InfluxDB "$log_dir/influxdb.log" influxdb_healthy
+  wait_for 30 InfluxDB "$log_dir/influxdb.log" influxdb_running influxdb_healthy
   curl -sf -o /dev/null -XPOST "$(influxdb_url)/query" --data-urlencode "q=CREATE DATABASE k6" ||
     die "could not create InfluxDB database k6" "read $log_dir/influxdb.log"
   step "influxdb: up ($(influxdb_url), database k6)"
@@ -262,7 +265,7 @@ telegraf_start() {
   PGPASSWORD=$FOLIO_DB_PASSWORD FP_INFLUX_URL=$(influxdb_url) FP_PG_DATA=$pg_data \
     setsid "$FP_TELEGRAF" --strict-env-handling --config "$repo/telegraf/native.conf" >>"$log_dir/telegraf.log" 2>&1 </dev/null &
   echo $! >"$run_dir/telegraf.pid"
-  wait_for 30 Telegraf "$log_dir/telegraf.log" telegraf_healthy
+  wait_for 30 Telegraf "$log_dir/telegraf.log" telegraf_running telegraf_healthy
   step "telegraf: up ($(telegraf_url))"
 }
 
@@ -306,16 +309,8 @@ YML
     -basePath "$opensearch_dir" -numOfNode 1 -clusterName folio-perf \
     -baseHttpPort $((FP_OPENSEARCH_PORT - 1)) >>"$log_dir/opensearch.log" 2>&1 </dev/null &
   echo $! >"$run_dir/opensearch.pid"
-  local i
-  for ((i = 0; i < 180 * 5; i++)); do
-    opensearch_healthy && break
-    # A node that failed to start exits: say so now, not after the time limit.
-    opensearch_running || die "OpenSearch exited while starting (last log line: $(tail -n1 "$log_dir/opensearch.log" | cut -c1-200))" \
-      "read $log_dir/opensearch.log; if its data directory is damaged, run make stack-clean"
-    sleep 0.2
-  done
-  opensearch_healthy || die "OpenSearch did not become ready within 180s (last log line: $(tail -n1 "$log_dir/opensearch.log" | cut -c1-200))" \
-    "read $log_dir/opensearch.log; on a busy machine try again, or give it more memory with FP_OPENSEARCH_HEAP=1g"
+  wait_for 180 OpenSearch "$log_dir/opensearch.log" opensearch_running opensearch_healthy \
+    "on a busy machine try again, or give it more memory with FP_OPENSEARCH_HEAP=1g"
   step "opensearch: up ($(opensearch_url))"
 }
 
@@ -358,15 +353,7 @@ keycloak_start() {
     --http-port="$FP_KEYCLOAK_PORT" --hostname-strict=false --cache=local \
     >>"$log_dir/keycloak.log" 2>&1 </dev/null &
   echo $! >"$run_dir/keycloak.pid"
-  local i
-  for ((i = 0; i < 240 * 5; i++)); do
-    keycloak_healthy && break
-    keycloak_running || die "Keycloak exited while starting (last log line: $(tail -n1 "$log_dir/keycloak.log" | cut -c1-200))" \
-      "read $log_dir/keycloak.log; if its data directory is damaged, run make stack-clean"
-    sleep 0.2
-  done
-  keycloak_healthy || die "Keycloak did not become ready within 240s (last log line: $(tail -n1 "$log_dir/keycloak.log" | cut -c1-200))" \
-    "read $log_dir/keycloak.log; on a busy machine try again"
+  wait_for 240 Keycloak "$log_dir/keycloak.log" keycloak_running keycloak_healthy "on a busy machine try again"
   step "keycloak: up ($(keycloak_url))"
 }
 

@@ -13,11 +13,11 @@
 // request rate (the bare request, same VUs and output). The k6/JMeter ratio of CPU per
 // transaction is taken round by round and printed as min / median / max. Target: <= 0.3.
 // A benchmark, not a test: the figures depend on the machine and its load.
-import { spawnSync } from 'node:child_process';
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { measureK6 } from './bench/k6-run.mjs';
 import { sampler, windowOf, spread, minifolioDb, localDbPassword } from './bench/measure.mjs';
+import { startBenchMinifolio } from './bench/minifolio.mjs';
 import { runPlan } from './jmeter/harness.mjs';
 import { parseJtl, summarize } from './jmeter/plan.mjs';
 import { writePtfCicoData, removeCredentials } from './jmeter/ptf-cico-data.mjs';
@@ -35,24 +35,14 @@ const WARM = Number(e.BENCH_WARM || 30);
 const WINDOW = Number(e.BENCH_WINDOW || 45);
 const ROUNDS = Number(e.BENCH_ROUNDS || 3);
 const seconds = WARM + WINDOW + 30;
-const port = setting('FP_MINIFOLIO_PORT');
 const apiPort = setting('FP_K6_API_PORT');
 const testid = makeTestId('bench-jmeter');
 const out = join(repo, 'results', testid);
 mkdirSync(out, { recursive: true });
 const plan = join(repo, 'tools', 'jmeter', 'ptf', 'check-in-check-out', 'circulation_checkInCheckOut_orchid.jmx');
 
-const tenant = 'k6bench';
 const operator = setting('FP_USER');
-const password = setting('FP_ADMIN_PASSWORD');
-const mf = (args) => {
-  const r = spawnSync(join(repo, 'bin', 'minifolio'), args, { cwd: repo, env: { ...e, MINIFOLIO_DB: minifolioDb(), MINIFOLIO_ADMIN_PASSWORD: password }, encoding: 'utf8' });
-  if (r.status !== 0) die(`minifolio ${args[0]} failed: ${(r.stderr || r.stdout).trim().split('\n').pop()}`);
-};
-const runDir = join(e.FP_STACK_DIR || join(repo, '.stack'), 'minifolio');
-mf(['down', '--run-dir', runDir]);
-mf(['up', '--run-dir', runDir, '--port', port, '--profile', 'fast']);
-mf(['seed', '--tenant', tenant, '--items', '20000', '--users', '2000', '--loans', '500', '--quiet']);
+const { port, tenant, password, mf } = startBenchMinifolio(repo, die);
 mf(['reset', '--tenant', tenant]);
 const data = join(out, 'data');
 const counts = writePtfCicoData({ dir: data, dsn: minifolioDb(), tenant, operator, password });

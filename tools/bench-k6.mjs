@@ -17,11 +17,11 @@
 // end, per VU. The CICO/floor ratios are taken round by round (the machine's speed drifts) and
 // printed as min / median / max. Targets: <= 2x the paced floor per request and per VU.
 // A benchmark, not a test: the figures depend on the machine and its load.
-import { spawnSync } from 'node:child_process';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { measureK6 } from './bench/k6-run.mjs';
-import { spread, minifolioDb, localDbPassword } from './bench/measure.mjs';
+import { spread, localDbPassword } from './bench/measure.mjs';
+import { startBenchMinifolio } from './bench/minifolio.mjs';
 import { setting } from './defaults.mjs';
 import { makeTestId } from '../lib/testid.js';
 
@@ -37,25 +37,13 @@ const WINDOW = Number(e.BENCH_WINDOW || 30);
 const ROUNDS = Number(e.BENCH_ROUNDS || 3);
 // Room after the window: under load a 200-VU run's first transaction ends 10-20 s after the start.
 const duration = `${WARM + WINDOW + 30}s`;
-const port = setting('FP_MINIFOLIO_PORT');
 const influx = `influxdb-lp=http://127.0.0.1:${setting('FP_INFLUX_PORT')}/k6`;
 const apiPort = setting('FP_K6_API_PORT');
 const testid = makeTestId('bench-k6');
 const out = join(repo, 'results', testid);
 mkdirSync(out, { recursive: true });
 
-// minifolio `fast` with its own tenant, items enough for every VU's pool.
-const tenant = 'k6bench';
-// minifolio's local-only operator password; it reaches k6 and minifolio through their environment.
-const password = setting('FP_ADMIN_PASSWORD');
-const mf = (args) => {
-  const r = spawnSync(join(repo, 'bin', 'minifolio'), args, { cwd: repo, env: { ...e, MINIFOLIO_DB: minifolioDb(), MINIFOLIO_ADMIN_PASSWORD: password }, encoding: 'utf8' });
-  if (r.status !== 0) die(`minifolio ${args[0]} failed: ${(r.stderr || r.stdout).trim().split('\n').pop()}`);
-};
-const runDir = join(e.FP_STACK_DIR || join(repo, '.stack'), 'minifolio');
-mf(['down', '--run-dir', runDir]);
-mf(['up', '--run-dir', runDir, '--port', port, '--profile', 'fast']);
-mf(['seed', '--tenant', tenant, '--items', '20000', '--users', '2000', '--loans', '500', '--quiet']);
+const { port, tenant, password, mf } = startBenchMinifolio(repo, die);
 
 const cicoEnv = (id) => ({
   FOLIO_ENV: 'local', TESTID: id, RELEASE: 'fast', FOLIO_TENANT: tenant, PROFILE: 'smoke', VUS: String(VUS), DURATION: duration,

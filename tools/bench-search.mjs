@@ -147,8 +147,18 @@ async function timedReindex(headers, index) {
   });
   if (start.status !== 200 || !start.json?.id) die(`the reindex was refused (HTTP ${start.status}: ${start.text.slice(0, 200)})`, 'is mod-search running (minifolio up --opensearch)?');
   let job;
+  const poll = () => call(`${gateway}/instance-storage/reindex/${start.json.id}`, { headers });
   for (;;) {
-    job = (await call(`${gateway}/instance-storage/reindex/${start.json.id}`, { headers })).json;
+    let r = await poll();
+    // The operator's token runs out during a long reindex (minifolio's 10 minutes by default; PTF's
+    // 7.3 M instances take half an hour): log in again, where polling on with the dead token would
+    // only wait for the time limit.
+    if (r.status === 401) {
+      Object.assign(headers, await login());
+      r = await poll();
+    }
+    if (r.status !== 200) die(`the reindex job's status answered HTTP ${r.status} (${r.text.slice(0, 200)})`, 'read the gateway and mod-search logs');
+    job = r.json;
     if (job && job.jobStatus !== 'In progress') break;
     if (performance.now() - t0 > TIMEOUT_MS) die(`the reindex did not finish within ${TIMEOUT_MS / 60_000} minutes`, 'read the mod-search log, or allow more: BENCH_SEARCH_TIMEOUT_MIN');
     await sleep(50);

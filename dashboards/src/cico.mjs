@@ -10,6 +10,7 @@ import { openRunUrl, runWindowAnnotations, runsTable } from './runs.mjs';
 import { sloMs } from './slo.mjs';
 import {
   SLOW_API_P75_MS,
+  activeRateQuery,
   baseDashboard,
   highlightAbove,
   influxql,
@@ -87,13 +88,7 @@ const summary = [
       unit: 'ops',
       decimals: 2,
       targets: [
-        // Fixed 1 s buckets on purpose: a rate over the run must not depend
-        // on the panel width, and fill(none) keeps idle seconds out.
-        influxql(
-          'A',
-          `SELECT mean("tps") FROM (SELECT count("value") AS "tps" FROM "${METRICS.transactionDuration}" ` +
-            `${wholeRun(RUN)} GROUP BY time(1s) fill(none))`,
-        ),
+        influxql('A', activeRateQuery(METRICS.transactionDuration, RUN)),
       ],
     }),
     3,

@@ -146,6 +146,15 @@ const whereTime = (where) => `WHERE ${where ? `${where} AND ` : ''}$timeFilter`;
 export const wholeRun = (where) => `WHERE ${where}`;
 
 /**
+ * The mean per-second count of `measurement`'s samples over one whole run, leaving out the
+ * seconds without any (a run's throughput while it was active). Fixed 1 s buckets on purpose: a
+ * rate over the run must not depend on the panel's width, and fill(none) keeps idle seconds out.
+ */
+export function activeRateQuery(measurement, where) {
+  return `SELECT mean("tps") FROM (SELECT count("value") AS "tps" FROM "${measurement}" ${wholeRun(where)} GROUP BY time(1s) fill(none))`;
+}
+
+/**
  * A target of one series per interval (and per value of the `by` tag):
  * SELECT select FROM measurement WHERE [where AND] $timeFilter GROUP BY time($__interval)[, by] fill(none).
  * Grafana names a series by `alias`, by default the tag's value.

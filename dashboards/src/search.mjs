@@ -9,6 +9,7 @@ import { openRunUrl, runWindowAnnotations, runsTable } from './runs.mjs';
 import { sloMs } from './slo.mjs';
 import {
   DATASOURCE,
+  activeRateQuery,
   baseDashboard,
   highlightAbove,
   influxql,
@@ -111,11 +112,7 @@ const summary = [
       unit: 'reqps',
       decimals: 2,
       targets: [
-        influxql(
-          'A',
-          `SELECT mean("tps") FROM (SELECT count("value") AS "tps" FROM "${httpDuration}" ` +
-            `${wholeRun(SEARCH)} GROUP BY time(1s) fill(none))`,
-        ),
+        influxql('A', activeRateQuery(httpDuration, SEARCH)),
       ],
     }),
     4,

@@ -107,7 +107,9 @@ async function watch(target, { shell = userShell(), vars = {}, until, stop = 'SI
   const end = Date.now() + seconds * 1000;
   while (code === undefined && Date.now() < end) {
     for (const p of group(child.pid)) {
-      const key = `${p.pid} ${p.cmd}`;
+      // comm in the key too: a look during an exec can read the old comm and the new command line
+      // (seen: a k6 taken for node), and the next look, consistent, must count as a new process.
+      const key = `${p.pid} ${p.comm} ${p.cmd}`;
       if (seen.has(key)) continue;
       seen.set(key, p);
       const bad = problem(p, shell);

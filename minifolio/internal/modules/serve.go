@@ -18,6 +18,7 @@ import (
 
 	"github.com/folio-perf/folio-perf/minifolio/internal/catalog"
 	"github.com/folio-perf/folio-perf/minifolio/internal/eureka"
+	"github.com/folio-perf/folio-perf/minifolio/internal/httpserve"
 	"github.com/folio-perf/folio-perf/minifolio/internal/profile"
 	"github.com/folio-perf/folio-perf/minifolio/internal/storage"
 	"github.com/jackc/pgx/v5/pgxpool"
@@ -82,19 +83,7 @@ func Serve(ctx context.Context, cfg Config) error {
 	if err != nil {
 		return fmt.Errorf("%s cannot listen on %s: %v", cfg.Name, cfg.Addr, err)
 	}
-	srv := &http.Server{Handler: h, ReadHeaderTimeout: 10 * time.Second, IdleTimeout: 120 * time.Second}
-	done := make(chan error, 1)
-	go func() { done <- srv.Serve(ln) }()
-	slog.Info("module started", "module", cfg.Name, "addr", ln.Addr().String(), "profile", prof.Name)
-	select {
-	case err := <-done:
-		return err
-	case <-ctx.Done():
-		sctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
-		defer cancel()
-		_ = srv.Shutdown(sctx)
-		return nil
-	}
+	return httpserve.Until(ctx, httpserve.Server(h, 0), ln, "module "+cfg.Name, "profile", prof.Name)
 }
 
 // Handler builds one module's HTTP handler: its routes, GET /admin/health,
