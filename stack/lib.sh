@@ -68,6 +68,7 @@ wait_for() {
     "$running" || break
     sleep 0.2
   done
+  "$healthy" >/dev/null 2>&1 && return 0 # ready in the last interval
   last=$(tail -n1 "$log" 2>/dev/null | cut -c1-200)
   "$running" || die "$what exited while starting (last log line: $last)" \
     "read $log; if its data directory is damaged, run make stack-clean (deletes local data)"
